@@ -1,0 +1,113 @@
+/**
+ * Tiny error classes with stable JSON-RPC codes. Core code throws these; each wire adapter
+ * renders them (code, message, data) and picks the HTTP status its spec asks for.
+ */
+
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  RequestCancelled: -32800,
+  HeaderMismatch: -32020,
+  MissingRequiredClientCapability: -32021,
+  UnsupportedProtocolVersion: -32022,
+} as const;
+export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export class ShimError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+
+  toJsonRpc(): { code: number; message: string; data?: unknown } {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+export class ParseError extends ShimError {
+  constructor(message = 'Parse error: body is not valid JSON') {
+    super(ErrorCode.ParseError, message);
+  }
+}
+
+export class InvalidRequestError extends ShimError {
+  constructor(message: string) {
+    super(ErrorCode.InvalidRequest, `Invalid Request: ${message}`);
+  }
+}
+
+export class MethodNotFoundError extends ShimError {
+  constructor(method: string, why?: string) {
+    super(ErrorCode.MethodNotFound, why ? `Method not found: ${method} (${why})` : `Method not found: ${method}`);
+  }
+}
+
+export class InvalidParamsError extends ShimError {
+  constructor(message: string, data?: unknown) {
+    super(ErrorCode.InvalidParams, message, data);
+  }
+}
+
+/**
+ * Unknown, expired and foreign tasks all raise this one error with one message, so that no
+ * answer tells an attacker which of the three it hit.
+ */
+export class TaskNotFoundError extends InvalidParamsError {
+  static readonly MESSAGE = 'Failed to retrieve task: Task not found';
+  constructor() {
+    super(TaskNotFoundError.MESSAGE);
+  }
+}
+
+export class InternalError extends ShimError {
+  constructor(message = 'Internal error', data?: unknown) {
+    super(ErrorCode.InternalError, message, data);
+  }
+}
+
+/** The store or another dependency is briefly unreachable; the client may retry. */
+export class UnavailableError extends InternalError {
+  constructor(what: string) {
+    super(`${what} is unavailable, retry later`, { retryable: true });
+  }
+}
+
+export class HeaderMismatchError extends ShimError {
+  constructor(message: string) {
+    super(ErrorCode.HeaderMismatch, `Header mismatch: ${message}`);
+  }
+}
+
+export class MissingCapabilityError extends ShimError {
+  constructor(requiredCapabilities: Record<string, unknown>, message = 'Missing required client capability') {
+    super(ErrorCode.MissingRequiredClientCapability, message, { requiredCapabilities });
+  }
+}
+
+export class UnsupportedVersionError extends ShimError {
+  constructor(requested: string, supported: readonly string[]) {
+    super(ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${requested}`, {
+      supported: [...supported],
+      requested,
+    });
+  }
+}
+
+/** The upstream answered a call with a JSON-RPC error; it is carried to the client unchanged. */
+export class UpstreamRpcError extends ShimError {}
+
+/** A store refused a transition the state machine does not allow: a bug, never a client error. */
+export class IllegalTransitionError extends InternalError {
+  constructor(taskId: string, from: string, to: string) {
+    super(`Illegal task transition ${from} -> ${to} for ${taskId}`);
+  }
+}

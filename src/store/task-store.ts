@@ -1,0 +1,87 @@
+import type { InputRequest, JsonRpcErrorObject, NewTask, TaskRecord, TaskStatus } from '../core/task.js';
+
+/** Published after every change a store applies, on every replica. Carries no task content. */
+export interface TaskChange {
+  taskId: string;
+  status: TaskStatus;
+  lastUpdatedAt: number;
+}
+
+export type Unsubscribe = () => void;
+
+/** The final outcome the worker writes; `completed` covers tool results with `isError: true`. */
+export type TaskOutcome =
+  | { status: 'completed'; result: Record<string, unknown> }
+  | { status: 'failed'; error: JsonRpcErrorObject; statusMessage: string };
+
+export interface AnswerOutcome {
+  /** Keys that were outstanding and are now settled by this call. */
+  applied: string[];
+  /** The record after the call. */
+  task: TaskRecord;
+}
+
+export interface CancelOutcome {
+  /** False when the task was already terminal: nothing changed. */
+  changed: boolean;
+  task: TaskRecord;
+}
+
+/**
+ * The durable task store. Every method that changes a task is one atomic step that enforces
+ * the transition table in `src/mapping/transitions.ts`, bumps `lastUpdatedAt` and publishes a
+ * `TaskChange`. Methods taking a `principal` are the client-facing ones: a task of another
+ * principal, an unknown id and an expired task all read as `undefined`.
+ * Methods without one are for the executor, which acts on ids it was handed by the store.
+ */
+export interface TaskStore {
+  readonly kind: 'redis' | 'embedded';
+
+  /** Write-through: when this resolves, `get` on any replica sees the task (status `working`). */
+  create(task: NewTask): Promise<TaskRecord>;
+
+  get(taskId: string, principal: string): Promise<TaskRecord | undefined>;
+
+  /** Executor read, unscoped. Still `undefined` once expired. */
+  load(taskId: string): Promise<TaskRecord | undefined>;
+
+  /** Records that a worker picked the task up. No-op (returns the record) on a terminal task. */
+  markStarted(taskId: string, now: number): Promise<TaskRecord | undefined>;
+
+  /** Sets `statusMessage` on a non-terminal task; ignored on a terminal one. */
+  setStatusMessage(taskId: string, statusMessage: string, now: number): Promise<void>;
+
+  /**
+   * Adds an outstanding input request and moves the task to `input_required`.
+   * Returns false (changing nothing) when the task is terminal or the key was ever used.
+   */
+  requestInput(taskId: string, key: string, request: InputRequest, now: number): Promise<boolean>;
+
+  /**
+   * Settles the outstanding keys among `answers` in one atomic step; keys that are not
+   * outstanding are ignored. When no request remains outstanding the task returns to `working`.
+   */
+  answerInput(
+    taskId: string,
+    principal: string,
+    answers: Record<string, unknown>,
+    now: number,
+  ): Promise<AnswerOutcome | undefined>;
+
+  /** Withdraws an outstanding request the work no longer waits for (e.g. the upstream cancelled it). */
+  withdrawInput(taskId: string, key: string, now: number): Promise<void>;
+
+  /** Compare-and-set to a terminal status; false when the task already was terminal. */
+  finish(taskId: string, outcome: TaskOutcome, now: number): Promise<boolean>;
+
+  /** A non-terminal task becomes `cancelled` in the same step that records the request. */
+  cancel(taskId: string, principal: string, statusMessage: string, now: number): Promise<CancelOutcome | undefined>;
+
+  /** Every change on every replica, in order per task. */
+  subscribe(listener: (change: TaskChange) => void): Unsubscribe;
+
+  /** True when the backing store answers. */
+  ping(): Promise<boolean>;
+
+  close(): Promise<void>;
+}
