@@ -1,0 +1,95 @@
+import { ConfigError, loadConfig } from '../config/load.js';
+import type { ShimConfig } from '../config/schema.js';
+import { DEMO_TOOL_POLICIES } from '../demo-upstream/policies.js';
+import { startDemoUpstream } from '../demo-upstream/server.js';
+import { startShim, type Shim } from '../shim.js';
+
+const USAGE = `Usage:
+  mcp-tasks-shim start [options]                 the shim + the demo upstream on one port (npm start)
+  mcp-tasks-shim serve --upstream URL [options]  the shim in front of your MCP server
+
+Options:
+  --port N          listen port (default 8080, env PORT)
+  --host H          listen address (default 127.0.0.1, env HOST)
+  --redis URL       Redis task store, shared by replicas (env REDIS_URL); default: embedded, one process
+  --policy FILE     per-tool task policies, JSON (env SHIM_POLICY_FILE)
+  --tokens FILE     bearer tokens → principals, JSON (env SHIM_TOKENS_FILE); default: no auth
+  -h, --help        this text
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '-h' || command === '--help' || command === 'help') {
+    process.stdout.write(USAGE);
+    return command === undefined ? 2 : 0;
+  }
+  if (command !== 'start' && command !== 'serve') {
+    process.stderr.write(`mcp-tasks-shim: unknown command '${command}'\n\n${USAGE}`);
+    return 2;
+  }
+
+  let config: ShimConfig;
+  try {
+    const loaded = loadConfig({
+      argv: rest,
+      env: process.env,
+      base: command === 'start' ? { policies: { tools: { ...DEMO_TOOL_POLICIES } } } : {},
+    });
+    if (loaded.help) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    config = loaded.config;
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`mcp-tasks-shim: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  if (command === 'serve' && !config.upstreamUrl) {
+    process.stderr.write('mcp-tasks-shim: serve needs --upstream URL (or UPSTREAM_URL): the MCP server to front\n');
+    return 2;
+  }
+
+  const demo = command === 'start' && !config.upstreamUrl ? await startDemoUpstream({ port: 0 }) : undefined;
+  const upstreamUrl = config.upstreamUrl ?? (demo as { url: string }).url;
+  let shim: Shim;
+  try {
+    shim = await startShim({ ...config, upstreamUrl });
+  } catch (err) {
+    await demo?.close();
+    process.stderr.write(`mcp-tasks-shim: cannot start: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+
+  if (!config.redisUrl) {
+    process.stderr.write(
+      'WARNING: embedded task store: tasks live in this process only. They are not durable and not shared with other replicas. Set REDIS_URL (or --redis) for production.\n',
+    );
+  }
+  process.stdout.write(`mcp-tasks-shim listening on ${shim.url}\n`);
+  process.stdout.write(`  upstream: ${upstreamUrl}${demo ? ' (demo upstream)' : ''}\n`);
+  process.stdout.write(`  store:    ${config.redisUrl ? `redis ${redact(config.redisUrl)}` : 'embedded (single process)'}\n`);
+
+  await new Promise<void>((resolve) => {
+    const stop = (): void => resolve();
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+  await shim.close();
+  await demo?.close();
+  return 0;
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@');
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`mcp-tasks-shim: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

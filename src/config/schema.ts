@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { TASK_POLICIES } from '../core/policy.js';
+
+const toolPolicy = z.union([
+  z.enum(TASK_POLICIES),
+  z.strictObject({
+    mode: z.enum(TASK_POLICIES),
+    syncWindowMs: z.number().int().min(0).max(60_000).optional(),
+    idempotent: z.boolean().optional(),
+  }),
+]);
+
+/** The policy file: `{"default": "auto", "tools": {"greet": "forbidden", "build": {"mode": "required"}}}`. */
+export const PolicyFileSchema = z.strictObject({
+  default: z.enum(TASK_POLICIES).optional(),
+  tools: z.record(z.string().min(1), toolPolicy).default({}),
+});
+export type PolicyFile = z.infer<typeof PolicyFileSchema>;
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
+const redisUrl = z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' });
+
+export const ConfigSchema = z.strictObject({
+  port: z.number().int().min(0).max(65_535),
+  host: z.string().min(1),
+  /** Absent: `npm start` runs the demo upstream in-process and fronts it. */
+  upstreamUrl: httpUrl.optional(),
+  /** Absent: the embedded, single-process store. */
+  redisUrl: redisUrl.optional(),
+  redisPrefix: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only'),
+  policies: PolicyFileSchema,
+  autoWindowMs: z.number().int().min(0).max(60_000),
+  defaultTtlMs: z.number().int().min(1_000),
+  maxTtlMs: z.number().int().min(1_000),
+  pollIntervalMs: z.number().int().min(100),
+  maxBodyBytes: z.number().int().min(1_024).max(64 * 1024 * 1024),
+  listenKeepAliveMs: z.number().int().min(100),
+  maxListenTaskIds: z.number().int().min(1).max(10_000),
+  workerConcurrency: z.number().int().min(1).max(10_000),
+  /** Origins allowed to call /mcp from a browser. A request without Origin is always allowed. */
+  allowedOrigins: z.array(z.string()),
+  /** `none`: everyone is the anonymous principal. `tokens`: `Authorization: Bearer` looked up in a JSON file. */
+  auth: z.discriminatedUnion('mode', [
+    z.strictObject({ mode: z.literal('none') }),
+    z.strictObject({ mode: z.literal('tokens'), tokensFile: z.string().min(1) }),
+  ]),
+  serverName: z.string().min(1),
+  serverVersion: z.string().min(1),
+}).refine((c) => c.defaultTtlMs <= c.maxTtlMs, { message: 'defaultTtlMs must not exceed maxTtlMs', path: ['defaultTtlMs'] });
+
+export type ShimConfig = z.infer<typeof ConfigSchema>;
+
+export const DEFAULT_CONFIG: ShimConfig = {
+  port: 8080,
+  host: '127.0.0.1',
+  redisPrefix: 'mts',
+  policies: { tools: {} },
+  autoWindowMs: 1_000,
+  defaultTtlMs: 60 * 60 * 1000,
+  maxTtlMs: 24 * 60 * 60 * 1000,
+  pollIntervalMs: 2_000,
+  maxBodyBytes: 1024 * 1024,
+  listenKeepAliveMs: 15_000,
+  maxListenTaskIds: 100,
+  workerConcurrency: 64,
+  allowedOrigins: [],
+  auth: { mode: 'none' },
+  serverName: 'mcp-tasks-shim',
+  serverVersion: '0.1.0',
+};

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import type { InputRequest } from './task.js';
+
+/**
+ * Structural checks for an answer to an outstanding input request, by the request's method.
+ * A malformed answer is refused (naming its key) instead of being handed to the upstream.
+ */
+const primitive = z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]);
+
+const ANSWER_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
+  'elicitation/create': z.looseObject({
+    action: z.enum(['accept', 'decline', 'cancel']),
+    content: z.record(z.string(), primitive).optional(),
+  }),
+  'sampling/createMessage': z.looseObject({
+    role: z.literal('assistant'),
+    content: z.unknown().refine((v) => v !== undefined, 'content is required'),
+    model: z.string(),
+  }),
+  'roots/list': z.looseObject({
+    roots: z.array(z.looseObject({ uri: z.string().startsWith('file://'), name: z.string().optional() })),
+  }),
+};
+
+/** Returns a problem description, or undefined when the answer is well-formed for its request. */
+export function checkAnswer(request: InputRequest, answer: unknown): string | undefined {
+  const schema = ANSWER_SCHEMAS[request.method];
+  if (!schema) return undefined;
+  const parsed = schema.safeParse(answer);
+  if (parsed.success) return undefined;
+  return parsed.error.issues.map((i) => `${i.path.join('.') || 'answer'}: ${i.message}`).join('; ');
+}
+
+/** Which input kinds the creating request's capabilities allow. */
+export function inputAllowed(request: InputRequest, capabilities: Record<string, unknown>): boolean {
+  switch (request.method) {
+    case 'elicitation/create': {
+      const elicitation = capabilities.elicitation as Record<string, unknown> | undefined;
+      if (!elicitation) return false;
+      return request.params.mode === 'url' ? elicitation.url !== undefined : true;
+    }
+    case 'sampling/createMessage':
+      return capabilities.sampling !== undefined;
+    case 'roots/list':
+      return capabilities.roots !== undefined;
+    default:
+      return false;
+  }
+}

@@ -1,0 +1,165 @@
+import { InternalError, InvalidParamsError, TaskNotFoundError, UpstreamRpcError } from './errors.js';
+import { newTaskId } from './ids.js';
+import { checkAnswer } from './input-responses.js';
+import { planCall, resolvePolicy, type PolicySources, type ToolPolicy } from './policy.js';
+import type { Clock, TaskQueue, ToolCatalog, ToolInvoker } from './ports.js';
+import { type ClientInfo, type TaskRecord, type Wire } from './task.js';
+import { waitForTask } from './task-watch.js';
+import type { CancelOutcome, TaskStore } from '../store/task-store.js';
+
+export interface TaskServiceOptions {
+  store: TaskStore;
+  queue: TaskQueue;
+  invoker: ToolInvoker;
+  catalog: ToolCatalog;
+  clock: Clock;
+  policies: PolicySources;
+  defaultTtlMs: number;
+  maxTtlMs: number;
+  pollIntervalMs: number;
+  /** Bound on a synchronous call, which has no task TTL to inherit. */
+  syncTimeoutMs?: number;
+}
+
+/** Who is calling, on which wire, with what declared. Built by the adapter from a verified request. */
+export interface CallContext {
+  principal: string;
+  wire: Wire;
+  sessionId?: string;
+  clientCapabilities: Record<string, unknown>;
+  clientInfo?: ClientInfo;
+}
+
+export type CallOutcome =
+  | { kind: 'result'; result: Record<string, unknown> }
+  | { kind: 'task'; task: TaskRecord }
+  | { kind: 'refused'; reason: 'task-required' };
+
+export interface CallRequest {
+  name: string;
+  arguments: Record<string, unknown>;
+  /** This request said it can handle a task. */
+  optedIn: boolean;
+  /** A legacy client's requested `ttl`; clamped to the configured maximum. */
+  requestedTtlMs?: number;
+  /** Aborted when the client goes away before the answer. */
+  signal?: AbortSignal;
+}
+
+/**
+ * The wire-neutral task core: decides which calls become tasks, creates them durably, and
+ * applies client actions (read, answer, cancel) scoped to the caller's principal.
+ */
+export class TaskService {
+  constructor(private readonly options: TaskServiceOptions) {}
+
+  get store(): TaskStore {
+    return this.options.store;
+  }
+
+  async policyFor(tool: string): Promise<ToolPolicy> {
+    const info = await this.options.catalog.get(tool);
+    return resolvePolicy(tool, this.options.policies, info?.execution?.taskSupport);
+  }
+
+  async callTool(ctx: CallContext, call: CallRequest): Promise<CallOutcome> {
+    const policy = await this.policyFor(call.name);
+    const plan = planCall(policy, call.optedIn, this.options.policies.autoWindowMs);
+    switch (plan.kind) {
+      case 'refuse':
+        return { kind: 'refused', reason: plan.reason };
+      case 'sync':
+        return { kind: 'result', result: await this.callSync(call) };
+      case 'task':
+        return { kind: 'task', task: await this.createTask(ctx, call) };
+      case 'auto':
+        return this.callWithinWindow(ctx, call, plan.windowMs);
+    }
+  }
+
+  async getTask(principal: string, taskId: string): Promise<TaskRecord> {
+    const task = await this.options.store.get(taskId, principal);
+    if (!task) throw new TaskNotFoundError();
+    return task;
+  }
+
+  /**
+   * Applies the answers to outstanding keys in one atomic step. A malformed answer for an
+   * outstanding key refuses the whole request; answers for other keys are ignored.
+   */
+  async updateTask(principal: string, taskId: string, inputResponses: Record<string, unknown>): Promise<TaskRecord> {
+    const task = await this.getTask(principal, taskId);
+    for (const [key, answer] of Object.entries(inputResponses)) {
+      const request = task.inputRequests[key];
+      if (!request) continue;
+      const problem = checkAnswer(request, answer);
+      if (problem) throw new InvalidParamsError(`Invalid answer for input request '${key}': ${problem}`, { key });
+    }
+    const outcome = await this.options.store.answerInput(taskId, principal, inputResponses, this.options.clock.now());
+    if (!outcome) throw new TaskNotFoundError();
+    return outcome.task;
+  }
+
+  async cancelTask(principal: string, taskId: string, statusMessage = 'Cancelled by the client.'): Promise<CancelOutcome> {
+    const outcome = await this.options.store.cancel(taskId, principal, statusMessage, this.options.clock.now());
+    if (!outcome) throw new TaskNotFoundError();
+    return outcome;
+  }
+
+  /** Resolves when the task is terminal (or `until` holds), or at the timeout with its last state. */
+  waitFor(taskId: string, until: (task: TaskRecord) => boolean, timeoutMs: number, signal?: AbortSignal): Promise<TaskRecord | undefined> {
+    return waitForTask(this.options.store, taskId, until, { timeoutMs, signal });
+  }
+
+  private async callSync(call: CallRequest): Promise<Record<string, unknown>> {
+    return this.options.invoker.callTool(call.name, call.arguments, {
+      signal: call.signal,
+      timeoutMs: this.options.syncTimeoutMs ?? this.options.defaultTtlMs,
+    });
+  }
+
+  private async createTask(ctx: CallContext, call: CallRequest): Promise<TaskRecord> {
+    const { store, queue, clock } = this.options;
+    const now = clock.now();
+    const task = await store.create({
+      taskId: newTaskId(),
+      principal: ctx.principal,
+      origin: ctx.wire,
+      sessionId: ctx.sessionId,
+      tool: call.name,
+      arguments: call.arguments,
+      createdAt: now,
+      ttlMs: Math.min(call.requestedTtlMs ?? this.options.defaultTtlMs, this.options.maxTtlMs),
+      pollIntervalMs: this.options.pollIntervalMs,
+      clientCapabilities: ctx.clientCapabilities,
+      clientInfo: ctx.clientInfo,
+    });
+    try {
+      await queue.enqueue(task.taskId);
+    } catch (err) {
+      // A task nobody will run must not sit in `working` until its TTL.
+      const error = new InternalError(`Could not queue the task: ${err instanceof Error ? err.message : String(err)}`);
+      await store.finish(task.taskId, { status: 'failed', error: error.toJsonRpc(), statusMessage: error.message }, clock.now()).catch(() => undefined);
+      throw error;
+    }
+    return task;
+  }
+
+  /**
+   * `auto`: a call that ends inside the window answers plainly; a longer one (or one that
+   * needs input) hands the client the task. A client that leaves before either gets nothing,
+   * so the unannounced task is cancelled.
+   */
+  private async callWithinWindow(ctx: CallContext, call: CallRequest, windowMs: number): Promise<CallOutcome> {
+    const task = await this.createTask(ctx, call);
+    const seen = await this.waitFor(task.taskId, (t) => t.status === 'input_required', windowMs, call.signal);
+    if (call.signal?.aborted) {
+      await this.options.store.cancel(task.taskId, ctx.principal, 'The client left before the task was announced.', this.options.clock.now());
+      return { kind: 'task', task };
+    }
+    if (seen?.status === 'completed' && seen.result) return { kind: 'result', result: seen.result };
+    if (seen?.status === 'failed' && seen.error) throw new UpstreamRpcError(seen.error.code, seen.error.message, seen.error.data);
+    // The handle is the creation snapshot: our rule is that a CreateTaskResult always reads `working`.
+    return { kind: 'task', task };
+  }
+}

@@ -1,0 +1,82 @@
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { JobProcessor, WorkQueue } from './work-queue.js';
+
+export interface BullMqQueueOptions {
+  redisUrl: string;
+  /** Key prefix; wrapped in a hash tag so a Redis Cluster keeps the queue in one slot. */
+  prefix: string;
+  concurrency: number;
+  /** How long a worker holds a job without renewing; a dead replica's jobs are stalled after it. */
+  lockDurationMs?: number;
+}
+
+const QUEUE_NAME = 'tasks';
+
+/**
+ * BullMQ does the cross-replica parts we need: a job runs on exactly one worker, its lock is
+ * renewed while it runs, and a job whose worker died is detected as stalled and handed to
+ * another worker once (`maxStalledCount: 1`), which then decides between failing the task
+ * and re-running it (see TaskRunner).
+ */
+export class BullMqQueue implements WorkQueue {
+  private readonly queue: Queue;
+  private worker: Worker | undefined;
+  private readonly connections: Redis[] = [];
+
+  constructor(private readonly options: BullMqQueueOptions) {
+    this.queue = new Queue(QUEUE_NAME, { connection: this.connection(), prefix: this.prefix() });
+  }
+
+  async enqueue(taskId: string): Promise<void> {
+    await this.queue.add('run', { taskId }, { jobId: taskId, removeOnComplete: true, removeOnFail: { age: 3600 } });
+  }
+
+  start(processor: JobProcessor): void {
+    if (this.worker) throw new Error('queue already started');
+    const lockDuration = this.options.lockDurationMs ?? 30_000;
+    this.worker = new Worker(
+      QUEUE_NAME,
+      async (job) => processor({ taskId: (job.data as { taskId: string }).taskId, redelivered: (job.stalledCounter ?? 0) > 0 }),
+      {
+        connection: this.connection(),
+        prefix: this.prefix(),
+        concurrency: this.options.concurrency,
+        lockDuration,
+        stalledInterval: Math.max(1_000, Math.floor(lockDuration / 2)),
+        maxStalledCount: 1,
+      },
+    );
+    // Errors are per job and already recorded on the task; the worker must not crash the process.
+    this.worker.on('error', () => undefined);
+  }
+
+  async depth(): Promise<number> {
+    const counts = await this.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+    return Object.values(counts).reduce((a, b) => a + b, 0);
+  }
+
+  async close(graceMs = 10_000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const worker = this.worker;
+    await Promise.race([
+      worker ? worker.close() : Promise.resolve(),
+      new Promise((resolve) => (timer = setTimeout(resolve, graceMs).unref())),
+    ]);
+    clearTimeout(timer);
+    if (worker) await worker.close(true).catch(() => undefined);
+    await this.queue.close().catch(() => undefined);
+    await Promise.allSettled(this.connections.map((c) => c.quit()));
+  }
+
+  private prefix(): string {
+    return `{${this.options.prefix}:q}`;
+  }
+
+  private connection(): Redis {
+    const connection = new Redis(this.options.redisUrl, { maxRetriesPerRequest: null, enableReadyCheck: true });
+    connection.on('error', () => undefined);
+    this.connections.push(connection);
+    return connection;
+  }
+}

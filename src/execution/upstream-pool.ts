@@ -1,0 +1,170 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  CallToolResultSchema,
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode as SdkErrorCode,
+  ListRootsRequestSchema,
+  McpError,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import { ShimError, UnavailableError, UpstreamRpcError } from '../core/errors.js';
+import type { InputRequest } from '../core/task.js';
+
+/** Answers one server → client request (elicitation, sampling, roots) raised during a call. */
+export type InputHandler = (request: InputRequest, signal: AbortSignal) => Promise<Record<string, unknown>>;
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Bounded by the task's TTL, never by the SDK's 60 s default. */
+  timeoutMs: number;
+  onInput?: InputHandler;
+  onProgress?: (message: string) => void;
+}
+
+interface Lease {
+  onInput?: InputHandler;
+}
+
+interface PooledClient {
+  client: Client;
+  lease: Lease;
+}
+
+export interface UpstreamPoolOptions {
+  url: string;
+  clientInfo: { name: string; version: string };
+  /** Idle connections kept for reuse; each one holds a session on the upstream. */
+  maxIdle?: number;
+}
+
+/**
+ * Clients of the upstream MCP server, one call per client at a time: server → client requests
+ * arrive on the client, not on the call, so a client dedicated to one call knows whose input
+ * an elicitation is.
+ */
+export class UpstreamPool {
+  private readonly idle: PooledClient[] = [];
+  private readonly all = new Set<PooledClient>();
+  private closed = false;
+
+  constructor(private readonly options: UpstreamPoolOptions) {}
+
+  async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown>> {
+    return this.withClient(async (pooled) => {
+      pooled.lease.onInput = options.onInput;
+      const onProgress = options.onProgress;
+      const result = await pooled.client.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema, {
+        signal: options.signal,
+        timeout: options.timeoutMs,
+        maxTotalTimeout: options.timeoutMs,
+        onprogress: onProgress
+          ? (p) => onProgress(p.message ?? (p.total === undefined ? `${p.progress}` : `${p.progress}/${p.total}`))
+          : undefined,
+      });
+      return result as Record<string, unknown>;
+    });
+  }
+
+  /** Every tool of the upstream, all pages. */
+  async listTools(): Promise<Tool[]> {
+    return this.withClient(async ({ client }) => {
+      const tools: Tool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor ? { cursor } : undefined);
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor);
+      return tools;
+    });
+  }
+
+  /** A plain request translated for a stateless client (resources, prompts, ping). */
+  async request<S extends z.ZodType>(method: string, params: Record<string, unknown> | undefined, schema: S, signal?: AbortSignal): Promise<z.infer<S>> {
+    return this.withClient(({ client }) => client.request({ method, params } as never, schema as never, { signal }) as Promise<z.infer<S>>);
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      await this.withClient(({ client }) => client.ping());
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const clients = [...this.all];
+    this.all.clear();
+    this.idle.length = 0;
+    await Promise.allSettled(clients.map((c) => c.client.close()));
+  }
+
+  private async withClient<T>(fn: (pooled: PooledClient) => Promise<T>): Promise<T> {
+    const pooled = this.idle.pop() ?? (await this.connect());
+    let healthy = true;
+    try {
+      return await fn(pooled);
+    } catch (err) {
+      healthy = err instanceof McpError && err.code !== SdkErrorCode.ConnectionClosed;
+      throw translateError(err);
+    } finally {
+      pooled.lease.onInput = undefined;
+      this.release(pooled, healthy);
+    }
+  }
+
+  private release(pooled: PooledClient, healthy: boolean): void {
+    if (healthy && !this.closed && this.idle.length < (this.options.maxIdle ?? 16)) {
+      this.idle.push(pooled);
+      return;
+    }
+    this.all.delete(pooled);
+    void pooled.client.close().catch(() => undefined);
+  }
+
+  private async connect(): Promise<PooledClient> {
+    if (this.closed) throw new UnavailableError('upstream pool (closed)');
+    const client = new Client(this.options.clientInfo, {
+      capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} },
+    });
+    const lease: Lease = {};
+    const forward = (method: string) => async (request: { params?: Record<string, unknown> }, extra: { signal: AbortSignal }) => {
+      if (!lease.onInput) throw new McpError(SdkErrorCode.MethodNotFound, `${method} is not available for this call`);
+      const { _meta: _ignored, ...params } = request.params ?? {};
+      return lease.onInput({ method, params }, extra.signal);
+    };
+    client.setRequestHandler(ElicitRequestSchema, forward('elicitation/create') as never);
+    client.setRequestHandler(CreateMessageRequestSchema, forward('sampling/createMessage') as never);
+    client.setRequestHandler(ListRootsRequestSchema, forward('roots/list') as never);
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(this.options.url)));
+    } catch (err) {
+      await client.close().catch(() => undefined);
+      throw translateError(err);
+    }
+    const pooled = { client, lease };
+    this.all.add(pooled);
+    return pooled;
+  }
+}
+
+const SDK_PREFIX = /^MCP error -?\d+: /;
+
+/**
+ * A JSON-RPC error from the upstream is the tool's own answer and travels on unchanged (the SDK
+ * prefixes its message, which we strip). Anything else means we could not reach the upstream.
+ */
+function translateError(err: unknown): unknown {
+  if (err instanceof ShimError) return err;
+  if (err instanceof McpError) {
+    if (err.code === SdkErrorCode.ConnectionClosed) return new UnavailableError('upstream');
+    return new UpstreamRpcError(err.code, err.message.replace(SDK_PREFIX, ''), err.data);
+  }
+  if (err instanceof Error && err.name === 'AbortError') return err;
+  return new UnavailableError(`upstream (${err instanceof Error ? err.message : String(err)})`);
+}

@@ -1,0 +1,22 @@
+/**
+ * Where task executions wait for a worker. Redis deployments use BullMQ (lock renewal and
+ * stalled-job recovery across replicas); the embedded store runs jobs in this process.
+ */
+export interface Job {
+  taskId: string;
+  /** True when a previous worker took this job and was lost before finishing it. */
+  redelivered: boolean;
+}
+
+export type JobProcessor = (job: Job) => Promise<void>;
+
+export interface WorkQueue {
+  /** Resolves once the job is durably queued. */
+  enqueue(taskId: string): Promise<void>;
+  /** Starts taking jobs; call once per replica. */
+  start(processor: JobProcessor): void;
+  /** Number of jobs waiting or running, for metrics and readiness. */
+  depth(): Promise<number>;
+  /** Stops taking new jobs and waits (up to `graceMs`) for running ones. */
+  close(graceMs?: number): Promise<void>;
+}

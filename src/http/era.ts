@@ -1,0 +1,21 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { isModernVersion, META } from '../wire/sep2663/constants.js';
+
+export type Era = 'modern' | 'legacy';
+
+/**
+ * Our era-dispatch rule (sep-2663-tasks.md §1): a 2026-era version header or `_meta` version
+ * means the stateless wire; otherwise `initialize` or a session id means the legacy wire; and
+ * anything else is validated as modern, which answers 400 and tells a modern client what we are.
+ */
+export function detectEra(headers: IncomingHttpHeaders, body: unknown): Era {
+  const version = headers['mcp-protocol-version'];
+  if (typeof version === 'string' && isModernVersion(version)) return 'modern';
+  const obj = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+  const params = obj?.params as Record<string, unknown> | undefined;
+  const meta = params?._meta as Record<string, unknown> | undefined;
+  if (meta && typeof meta === 'object' && META.protocolVersion in meta) return 'modern';
+  if (obj?.method === 'initialize' || headers['mcp-session-id'] !== undefined) return 'legacy';
+  if (typeof version === 'string') return 'legacy';
+  return 'modern';
+}

@@ -1,0 +1,99 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { InvalidRequestError, ParseError, ShimError } from '../core/errors.js';
+import { errorResponse, parseJson } from '../wire/jsonrpc/message.js';
+import { json, type Reply } from '../wire/reply.js';
+import type { Sep2663Handler } from '../wire/sep2663/handler.js';
+import type { Authenticator } from './auth.js';
+import { detectEra } from './era.js';
+import { BodyTooLargeError, readBody } from './read-body.js';
+import { writeReply } from './write-reply.js';
+
+/** Legacy-era requests (sessions, GET streams, DELETE); absent until that wire is configured. */
+export interface LegacyEndpoint {
+  handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, json: unknown): Promise<void>;
+}
+
+export interface McpEndpointOptions {
+  sep2663: Sep2663Handler;
+  legacy?: LegacyEndpoint;
+  authenticate: Authenticator;
+  allowedOrigins: readonly string[];
+  maxBodyBytes: number;
+}
+
+/**
+ * The hot path: POST /mcp on plain node:http, with no framework in front (ARCHITECTURE.md,
+ * "The hot path"). Checks run in the order of sep-2663-tasks.md §19.
+ */
+export function createMcpEndpoint(options: McpEndpointOptions) {
+  return async function handleMcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const reply = await route(req, res, options);
+    if (reply) await writeReply(res, reply);
+  };
+}
+
+async function route(req: IncomingMessage, res: ServerResponse, options: McpEndpointOptions): Promise<Reply | undefined> {
+  const origin = req.headers.origin;
+  if (origin !== undefined && !options.allowedOrigins.includes(origin)) {
+    req.resume();
+    return json(403, errorResponse(null, new InvalidRequestError(`Origin '${origin}' is not allowed`)));
+  }
+  if (req.method !== 'POST') {
+    if (options.legacy) {
+      await options.legacy.handle(req, res, undefined, undefined);
+      return undefined;
+    }
+    req.resume();
+    return { kind: 'empty', status: 405, headers: { allow: 'POST' } };
+  }
+  const contentType = req.headers['content-type'];
+  if (!contentType || !/^application\/json\s*(;|$)/i.test(contentType)) {
+    req.resume();
+    return json(415, errorResponse(null, new InvalidRequestError('Content-Type must be application/json')));
+  }
+  if (!acceptsAnswer(req.headers.accept)) {
+    req.resume();
+    return json(406, errorResponse(null, new InvalidRequestError('Accept must allow application/json or text/event-stream')));
+  }
+  const principal = options.authenticate(req.headers);
+  if (principal === undefined) {
+    req.resume();
+    return json(401, errorResponse(null, new InvalidRequestError('Missing or invalid bearer token')), {
+      'www-authenticate': 'Bearer',
+    });
+  }
+
+  let body: Buffer;
+  try {
+    body = await readBody(req, options.maxBodyBytes);
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) return json(413, errorResponse(null, new InvalidRequestError(err.message)), { connection: 'close' });
+    throw err;
+  }
+  let parsed: unknown;
+  try {
+    parsed = parseJson(body);
+  } catch (err) {
+    return json(400, errorResponse(null, err instanceof ShimError ? err : new ParseError()));
+  }
+
+  if (detectEra(req.headers, parsed) === 'legacy') {
+    if (options.legacy) {
+      await options.legacy.handle(req, res, body, parsed);
+      return undefined;
+    }
+    return json(400, errorResponse(null, new InvalidRequestError('this endpoint serves MCP 2026-07-28 only')));
+  }
+
+  const abort = new AbortController();
+  // A client that closes its response early cancels the request (and an unannounced task).
+  res.once('close', () => {
+    if (!res.writableFinished) abort.abort();
+  });
+  return options.sep2663.handle({ headers: req.headers, body: parsed, principal, signal: abort.signal });
+}
+
+function acceptsAnswer(accept: string | undefined): boolean {
+  if (!accept) return true;
+  return /(\*\/\*|application\/\*|application\/json|text\/event-stream|text\/\*)/i.test(accept);
+}

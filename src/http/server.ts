@@ -1,0 +1,48 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import express, { type Express } from 'express';
+
+export interface HealthChecks {
+  /** Each named dependency answers true when reachable. */
+  readiness: Record<string, () => Promise<boolean>>;
+}
+
+/**
+ * Express serves everything but the MCP endpoint: health now, dashboard and metrics later. The
+ * MCP endpoint is dispatched before express so the hot path never pays for its stack.
+ */
+export function createHttpServer(
+  mcpPath: string,
+  handleMcp: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+  health: HealthChecks,
+  onError: (err: unknown) => void,
+): { server: Server; app: Express } {
+  const app = express();
+  app.disable('x-powered-by');
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const names = Object.keys(health.readiness);
+    const results = await Promise.all(names.map((name) => (health.readiness[name] as () => Promise<boolean>)().catch(() => false)));
+    const checks = Object.fromEntries(names.map((name, i) => [name, results[i] ? 'ok' : 'unreachable']));
+    res.status(results.every(Boolean) ? 200 : 503).json({ status: results.every(Boolean) ? 'ready' : 'not ready', checks });
+  });
+
+  const server = createServer((req, res) => {
+    const path = req.url === undefined ? '/' : req.url.split('?', 1)[0];
+    if (path === mcpPath) {
+      handleMcp(req, res).catch((err: unknown) => {
+        onError(err);
+        if (!res.headersSent) {
+          res.writeHead(500, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } }));
+        } else {
+          res.destroy();
+        }
+      });
+      return;
+    }
+    app(req, res);
+  });
+  return { server, app };
+}

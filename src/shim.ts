@@ -1,0 +1,117 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import type { ShimConfig } from './config/schema.js';
+import { systemClock } from './core/ports.js';
+import { TaskService } from './core/task-service.js';
+import { BullMqQueue } from './execution/bullmq-queue.js';
+import { InProcessQueue } from './execution/in-process-queue.js';
+import { TaskRunner } from './execution/task-runner.js';
+import { CachedToolCatalog } from './execution/tool-catalog.js';
+import { UpstreamPool } from './execution/upstream-pool.js';
+import type { WorkQueue } from './execution/work-queue.js';
+import { createAuthenticator } from './http/auth.js';
+import { createMcpEndpoint } from './http/mcp-endpoint.js';
+import { createHttpServer } from './http/server.js';
+import { EmbeddedTaskStore } from './store/embedded/embedded-store.js';
+import { RedisTaskStore } from './store/redis/redis-store.js';
+import type { TaskStore } from './store/task-store.js';
+import { Sep2663Handler } from './wire/sep2663/handler.js';
+
+export interface Shim {
+  /** The MCP endpoint, e.g. `http://127.0.0.1:8080/mcp`. */
+  url: string;
+  server: Server;
+  store: TaskStore;
+  close(): Promise<void>;
+}
+
+export interface ShimOptions {
+  /** Where problems that never reach a client go (unexpected errors). */
+  log?: (message: string) => void;
+}
+
+export const MCP_PATH = '/mcp';
+
+/**
+ * The composition root: one replica of the shim. Everything a replica shares with the others
+ * lives in the store and the queue; nothing here is state another replica needs.
+ */
+export async function startShim(config: ShimConfig & { upstreamUrl: string }, options: ShimOptions = {}): Promise<Shim> {
+  const log = options.log ?? ((message) => console.error(message));
+  const store: TaskStore = config.redisUrl
+    ? new RedisTaskStore({ url: config.redisUrl, prefix: config.redisPrefix })
+    : new EmbeddedTaskStore();
+  const queue: WorkQueue = config.redisUrl
+    ? new BullMqQueue({ redisUrl: config.redisUrl, prefix: config.redisPrefix, concurrency: config.workerConcurrency })
+    : new InProcessQueue(config.workerConcurrency);
+  const pool = new UpstreamPool({ url: config.upstreamUrl, clientInfo: { name: config.serverName, version: config.serverVersion } });
+  const catalog = new CachedToolCatalog(() => pool.listTools());
+  const policies = {
+    configured: Object.fromEntries(
+      Object.entries(config.policies.tools).map(([tool, p]) => [tool, typeof p === 'string' ? { mode: p } : p]),
+    ),
+    fallback: config.policies.default ?? 'auto',
+    autoWindowMs: config.autoWindowMs,
+  };
+  const service = new TaskService({
+    store,
+    queue,
+    invoker: pool,
+    catalog,
+    clock: systemClock,
+    policies,
+    defaultTtlMs: config.defaultTtlMs,
+    maxTtlMs: config.maxTtlMs,
+    pollIntervalMs: config.pollIntervalMs,
+  });
+  const runner = new TaskRunner({
+    store,
+    invoker: pool,
+    isIdempotent: (tool) => policies.configured[tool]?.idempotent === true,
+  });
+  queue.start(runner.process);
+
+  const sep2663 = new Sep2663Handler({
+    service,
+    catalog,
+    upstream: { listTools: () => pool.listTools() as never, request: (m, p, s, signal) => pool.request(m, p, s, signal) },
+    serverInfo: { name: config.serverName, version: config.serverVersion },
+    instructions: 'Long-running tools may answer with a task handle; poll it with tasks/get.',
+    keepAliveMs: config.listenKeepAliveMs,
+    maxListenTaskIds: config.maxListenTaskIds,
+  });
+  const handleMcp = createMcpEndpoint({
+    sep2663,
+    authenticate: createAuthenticator(config.auth),
+    allowedOrigins: config.allowedOrigins,
+    maxBodyBytes: config.maxBodyBytes,
+  });
+  const { server } = createHttpServer(
+    MCP_PATH,
+    handleMcp,
+    { readiness: { store: () => store.ping(), upstream: () => pool.ping() } },
+    (err) => log(`unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
+  );
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+
+  return {
+    url: `http://${host}:${port}${MCP_PATH}`,
+    server,
+    store,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await queue.close(5_000);
+      await pool.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,11 @@
+import type { ServerResponse } from 'node:http';
+
+/** What a wire adapter answers; the HTTP layer writes it. */
+export type Reply =
+  | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
+  | { kind: 'empty'; status: number; headers?: Record<string, string> }
+  | { kind: 'stream'; serve: (res: ServerResponse) => Promise<void> };
+
+export function json(status: number, body: unknown, headers?: Record<string, string>): Reply {
+  return { kind: 'json', status, body, headers };
+}

@@ -1,0 +1,275 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import {
+  CompleteResultSchema,
+  GetPromptResultSchema,
+  ListPromptsResultSchema,
+  ListResourcesResultSchema,
+  ListResourceTemplatesResultSchema,
+  ReadResourceResultSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import {
+  InternalError,
+  InvalidParamsError,
+  InvalidRequestError,
+  MethodNotFoundError,
+  MissingCapabilityError,
+  ShimError,
+  UnsupportedVersionError,
+} from '../../core/errors.js';
+import type { ToolCatalog } from '../../core/ports.js';
+import type { CallContext, TaskService } from '../../core/task-service.js';
+import { classify, errorResponse, idOf, resultResponse, type JsonRpcId, type JsonRpcRequest } from '../jsonrpc/message.js';
+import { json, type Reply } from '../reply.js';
+import { DISCOVER_VERSIONS, META, SUPPORTED_VERSIONS, TASKS_CAPABILITY, TASKS_EXTENSION } from './constants.js';
+import { checkHeaders, checkParamHeaders } from './headers.js';
+import { serveListen } from './listen.js';
+import { renderCreateTaskResult, renderDetailedTask } from './render.js';
+import { ListenParams, RequestMeta, TaskIdParams, TasksUpdateParams, ToolsCallParams } from './schemas.js';
+import { httpStatusFor } from './status.js';
+
+export interface UpstreamRequester {
+  listTools(): Promise<Array<Record<string, unknown>>>;
+  request<S extends z.ZodType>(method: string, params: Record<string, unknown> | undefined, schema: S, signal?: AbortSignal): Promise<z.infer<S>>;
+}
+
+export interface Sep2663Options {
+  service: TaskService;
+  catalog: ToolCatalog;
+  upstream: UpstreamRequester;
+  serverInfo: { name: string; version: string };
+  instructions?: string;
+  keepAliveMs: number;
+  maxListenTaskIds: number;
+  /** Cache hints on discover and list results (`ttlMs`, `cacheScope`). */
+  cacheTtlMs?: number;
+}
+
+export interface Sep2663Request {
+  headers: IncomingHttpHeaders;
+  body: unknown;
+  principal: string;
+  signal: AbortSignal;
+}
+
+interface Call {
+  id: JsonRpcId;
+  request: JsonRpcRequest;
+  params: Record<string, unknown>;
+  ctx: CallContext;
+  headers: IncomingHttpHeaders;
+  signal: AbortSignal;
+}
+
+type MethodHandler = (call: Call) => Promise<Record<string, unknown> | StreamAnswer>;
+
+/** Upstream methods a 2026-07-28 client may call, translated through the upstream client pool. */
+const TRANSLATED: Readonly<Record<string, { schema: z.ZodType; cache?: 'public' | 'private' }>> = {
+  'resources/list': { schema: ListResourcesResultSchema, cache: 'public' },
+  'resources/templates/list': { schema: ListResourceTemplatesResultSchema, cache: 'public' },
+  'resources/read': { schema: ReadResourceResultSchema, cache: 'private' },
+  'prompts/list': { schema: ListPromptsResultSchema, cache: 'public' },
+  'prompts/get': { schema: GetPromptResultSchema },
+  'completion/complete': { schema: CompleteResultSchema },
+};
+
+/**
+ * The SEP-2663 adapter on the 2026-07-28 stateless wire: validates each POST in the order of
+ * §19, calls the task core, and renders its answers in this wire's shapes.
+ */
+export class Sep2663Handler {
+  private readonly methods: Readonly<Record<string, MethodHandler>>;
+
+  constructor(private readonly options: Sep2663Options) {
+    this.methods = {
+      'server/discover': async () => this.discover(),
+      ping: async () => ({}),
+      'tools/list': async () => this.toolsList(),
+      'tools/call': (call) => this.toolsCall(call),
+      'tasks/get': (call) => this.tasksGet(call),
+      'tasks/update': (call) => this.tasksUpdate(call),
+      'tasks/cancel': (call) => this.tasksCancel(call),
+      'subscriptions/listen': (call) => this.listen(call),
+      ...Object.fromEntries(Object.keys(TRANSLATED).map((method) => [method, (call: Call) => this.translate(method, call)])),
+    };
+  }
+
+  async handle(input: Sep2663Request): Promise<Reply> {
+    const id = idOf(input.body);
+    let call: Call;
+    try {
+      call = this.validate(input);
+    } catch (err) {
+      return this.fail(id, err, 'envelope');
+    }
+    if (call.id === NOTIFICATION) return { kind: 'empty', status: 202 };
+    try {
+      const method = this.methods[call.request.method];
+      if (!method) throw new MethodNotFoundError(call.request.method);
+      const answer = await method(call);
+      if (answer instanceof StreamAnswer) return answer.reply;
+      return json(200, resultResponse(call.id, this.withServerInfo({ resultType: 'complete', ...answer })));
+    } catch (err) {
+      const stage = err instanceof MethodNotFoundError ? 'envelope' : 'handler';
+      return this.fail(call.id, err, stage);
+    }
+  }
+
+  /** Steps 2–5 of §19. Unknown methods (step 6) are found by `handle`. */
+  private validate(input: Sep2663Request): Call {
+    const message = classify(input.body);
+    if (message.kind === 'response') throw new InvalidRequestError('a client never POSTs a JSON-RPC response on this wire');
+    const params = message.message.params ?? {};
+    const meta = RequestMeta.safeParse(params);
+    if (!meta.success) {
+      throw new InvalidParamsError(
+        `Missing or invalid _meta: ${META.protocolVersion} and ${META.clientCapabilities} are required on every request`,
+      );
+    }
+    const metaData = meta.data._meta;
+    const version = metaData[META.protocolVersion];
+    checkHeaders(input.headers, message.message.method, params, version);
+    if (!(SUPPORTED_VERSIONS as readonly string[]).includes(version)) throw new UnsupportedVersionError(version, SUPPORTED_VERSIONS);
+    const clientInfo = metaData[META.clientInfo];
+    const ctx: CallContext = {
+      principal: input.principal,
+      wire: 'sep2663',
+      clientCapabilities: metaData[META.clientCapabilities],
+      clientInfo: clientInfo ? { name: clientInfo.name, version: clientInfo.version } : undefined,
+    };
+    if (message.kind === 'notification') {
+      return { id: NOTIFICATION, request: { ...message.message, id: NOTIFICATION }, params, ctx, headers: input.headers, signal: input.signal };
+    }
+    return { id: message.message.id, request: message.message, params, ctx, headers: input.headers, signal: input.signal };
+  }
+
+  private discover(): Record<string, unknown> {
+    return {
+      supportedVersions: [...DISCOVER_VERSIONS],
+      capabilities: {
+        tools: { listChanged: false },
+        resources: {},
+        prompts: {},
+        extensions: { [TASKS_EXTENSION]: {} },
+      },
+      ...(this.options.instructions ? { instructions: this.options.instructions } : {}),
+      ...this.cacheHint('public'),
+    };
+  }
+
+  private async toolsList(): Promise<Record<string, unknown>> {
+    const tools = await this.options.upstream.listTools();
+    // The 2026 Tool has no execution.taskSupport: which calls become tasks is our policy.
+    const modern = tools.map(({ execution: _execution, ...tool }) => tool);
+    return { tools: modern, ...this.cacheHint('public') };
+  }
+
+  private async toolsCall(call: Call): Promise<Record<string, unknown>> {
+    const params = parse(ToolsCallParams, call.params);
+    const args = params.arguments ?? {};
+    checkParamHeaders(call.headers, await this.options.catalog.get(params.name), args);
+    const outcome = await this.options.service.callTool(call.ctx, {
+      name: params.name,
+      arguments: args,
+      optedIn: declaresTasks(call.ctx.clientCapabilities),
+      signal: call.signal,
+    });
+    switch (outcome.kind) {
+      case 'refused':
+        throw new MissingCapabilityError(TASKS_CAPABILITY, `Tool '${params.name}' runs only as a task: declare the ${TASKS_EXTENSION} extension`);
+      case 'task':
+        return renderCreateTaskResult(outcome.task);
+      case 'result':
+        return outcome.result;
+    }
+  }
+
+  private async tasksGet(call: Call): Promise<Record<string, unknown>> {
+    requireTasks(call);
+    const { taskId } = parse(TaskIdParams, call.params);
+    return renderDetailedTask(await this.options.service.getTask(call.ctx.principal, taskId));
+  }
+
+  private async tasksUpdate(call: Call): Promise<Record<string, unknown>> {
+    requireTasks(call);
+    const { taskId, inputResponses } = parse(TasksUpdateParams, call.params);
+    await this.options.service.updateTask(call.ctx.principal, taskId, inputResponses);
+    return {};
+  }
+
+  private async tasksCancel(call: Call): Promise<Record<string, unknown>> {
+    requireTasks(call);
+    const { taskId } = parse(TaskIdParams, call.params);
+    await this.options.service.cancelTask(call.ctx.principal, taskId);
+    return {};
+  }
+
+  private async listen(call: Call): Promise<StreamAnswer> {
+    const params = parse(ListenParams, call.params);
+    const taskIds = params.notifications?.taskIds;
+    if (taskIds !== undefined) requireTasks(call);
+    if ((taskIds?.length ?? 0) > this.options.maxListenTaskIds) {
+      throw new InvalidParamsError(`At most ${this.options.maxListenTaskIds} taskIds per listen`);
+    }
+    return new StreamAnswer({
+      kind: 'stream',
+      serve: (res) =>
+        serveListen(res, {
+          service: this.options.service,
+          principal: call.ctx.principal,
+          id: call.id,
+          taskIds: taskIds ?? [],
+          keepAliveMs: this.options.keepAliveMs,
+        }),
+    });
+  }
+
+  private async translate(method: string, call: Call): Promise<Record<string, unknown>> {
+    const route = TRANSLATED[method] as { schema: z.ZodType; cache?: 'public' | 'private' };
+    const { _meta: _dropped, ...params } = call.params;
+    const result = (await this.options.upstream.request(method, params, route.schema, call.signal)) as Record<string, unknown>;
+    return route.cache ? { ...result, ...this.cacheHint(route.cache) } : result;
+  }
+
+  private cacheHint(scope: 'public' | 'private'): Record<string, unknown> {
+    return { ttlMs: scope === 'private' ? 0 : (this.options.cacheTtlMs ?? 60_000), cacheScope: scope };
+  }
+
+  private withServerInfo(result: Record<string, unknown>): Record<string, unknown> {
+    const meta = (result._meta as Record<string, unknown> | undefined) ?? {};
+    return { ...result, _meta: { ...meta, [META.serverInfo]: this.options.serverInfo } };
+  }
+
+  private fail(id: JsonRpcId | null, err: unknown, stage: 'envelope' | 'handler'): Reply {
+    const error = err instanceof ShimError ? err : new InternalError();
+    return json(httpStatusFor(error.code, stage), errorResponse(id === NOTIFICATION ? null : id, error));
+  }
+}
+
+/** Marks a notification inside the validated call; notifications get a bare 202. */
+const NOTIFICATION = '\u0000notification';
+
+/** A handler's own HTTP answer (the listen stream), told apart from a result by class, not by shape. */
+class StreamAnswer {
+  constructor(readonly reply: Reply) {}
+}
+
+function declaresTasks(capabilities: Record<string, unknown>): boolean {
+  const extensions = capabilities.extensions as Record<string, unknown> | undefined;
+  return typeof extensions?.[TASKS_EXTENSION] === 'object' && extensions[TASKS_EXTENSION] !== null;
+}
+
+/** Step 7: the extension must be declared on this very request, before any params check. */
+function requireTasks(call: Call): void {
+  if (!declaresTasks(call.ctx.clientCapabilities)) {
+    throw new MissingCapabilityError(TASKS_CAPABILITY, `${call.request.method} needs the ${TASKS_EXTENSION} extension declared on this request`);
+  }
+}
+
+function parse<S extends z.ZodType>(schema: S, params: Record<string, unknown>): z.infer<S> {
+  const parsed = schema.safeParse(params);
+  if (!parsed.success) {
+    throw new InvalidParamsError(`Invalid params: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'params'}: ${i.message}`).join('; ')}`);
+  }
+  return parsed.data;
+}

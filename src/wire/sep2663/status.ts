@@ -1,0 +1,21 @@
+import { ErrorCode } from '../../core/errors.js';
+
+/**
+ * HTTP status per JSON-RPC error code on this wire (sep-2663-tasks.md §6). Errors raised while
+ * validating the envelope (steps 2–7 of §19) are 4xx; a handler's -32602/-32603 stays 200.
+ */
+const ENVELOPE_STATUS: Readonly<Record<number, number>> = {
+  [ErrorCode.ParseError]: 400,
+  [ErrorCode.InvalidRequest]: 400,
+  [ErrorCode.HeaderMismatch]: 400,
+  [ErrorCode.InvalidParams]: 400,
+  [ErrorCode.UnsupportedProtocolVersion]: 400,
+  [ErrorCode.MethodNotFound]: 404,
+  [ErrorCode.MissingRequiredClientCapability]: 400,
+};
+
+export function httpStatusFor(code: number, stage: 'envelope' | 'handler'): number {
+  if (code === ErrorCode.MissingRequiredClientCapability) return 400;
+  if (stage === 'envelope') return ENVELOPE_STATUS[code] ?? 400;
+  return 200;
+}

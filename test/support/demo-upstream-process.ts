@@ -1,0 +1,62 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const READY_LINE = /^demo upstream listening on (\S+)$/;
+
+export interface DemoUpstreamProcess {
+  url: string;
+  child: ChildProcess;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** tsx runs the entry in a child process of its own: killing only tsx would orphan it. */
+  killGroup(): void;
+}
+
+/** Runs the entry the way the docs do (`tsx src/demo-upstream/main.ts`) and waits for its ready line. */
+export async function spawnDemoUpstream(
+  args: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+  readyTimeoutMs = 20_000,
+): Promise<DemoUpstreamProcess> {
+  const child = spawn('node_modules/.bin/tsx', ['src/demo-upstream/main.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const killGroup = (): void => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // The group is already gone.
+    }
+  };
+  const exited = once(child, 'exit').then(([code, signal]) => ({
+    code: code as number | null,
+    signal: signal as NodeJS.Signals | null,
+  }));
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+
+  const lines = createInterface({ input: child.stdout! });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      killGroup();
+      reject(new Error(`no ready line within ${readyTimeoutMs} ms; stderr: ${stderr}`));
+    }, readyTimeoutMs);
+    lines.on('line', (line) => {
+      const match = READY_LINE.exec(line);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    void exited.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code} before ready; stderr: ${stderr}`));
+    });
+  });
+  return { url, child, exited, killGroup };
+}
