@@ -69,6 +69,8 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     invoker: pool,
     isIdempotent: (tool) => policies.configured[tool]?.idempotent === true,
   });
+  // Changes published before the subscription is live would be lost to the first watchers.
+  await store.subscriptionReady();
   queue.start(runner.process);
 
   const sep2663 = new Sep2663Handler({

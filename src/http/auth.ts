@@ -25,7 +25,7 @@ function loadTokens(path: string): Record<string, string> {
   try {
     json = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new Error(`tokens file ${path}: ${(err as Error).message}`);
+    throw new Error(`tokens file ${path}: ${(err as Error).message}`, { cause: err });
   }
   const parsed = TokensFile.safeParse(json);
   if (!parsed.success) throw new Error(`tokens file ${path}: expected {"<token>": "<principal>"}: ${parsed.error.issues[0]?.message}`);

@@ -5,6 +5,8 @@ export interface TaskChange {
   taskId: string;
   status: TaskStatus;
   lastUpdatedAt: number;
+  /** The legacy session whose streams deliver this task's pushes, so a replica filters without a read. */
+  sessionId?: string;
 }
 
 export type Unsubscribe = () => void;
@@ -77,8 +79,17 @@ export interface TaskStore {
   /** A non-terminal task becomes `cancelled` in the same step that records the request. */
   cancel(taskId: string, principal: string, statusMessage: string, now: number): Promise<CancelOutcome | undefined>;
 
+  /**
+   * Binds the task's pushes to `sessionId` (the legacy session that read it last). Scoped like
+   * `get`; publishes a change carrying the new session so its streams pick the task up.
+   */
+  touchSession(taskId: string, principal: string, sessionId: string, now: number): Promise<TaskRecord | undefined>;
+
   /** Every change on every replica, in order per task. */
   subscribe(listener: (change: TaskChange) => void): Unsubscribe;
+
+  /** Resolves once `subscribe` listeners receive changes (Redis SUBSCRIBE takes a round trip). */
+  subscriptionReady(): Promise<void>;
 
   /** True when the backing store answers. */
   ping(): Promise<boolean>;

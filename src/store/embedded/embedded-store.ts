@@ -1,0 +1,185 @@
+import { InternalError } from '../../core/errors.js';
+import { sourcesOf } from '../../mapping/transitions.js';
+import {
+  expiresAt,
+  isExpired,
+  type InputRequest,
+  type NewTask,
+  type TaskRecord,
+  type TaskStatus,
+} from '../../core/task.js';
+import { initialRecord } from '../initial-record.js';
+import { ListenerSet } from '../listeners.js';
+import type {
+  AnswerOutcome,
+  CancelOutcome,
+  TaskChange,
+  TaskOutcome,
+  TaskStore,
+  Unsubscribe,
+} from '../task-store.js';
+import { CANCEL_FROM, LIVE_STATUSES, REQUEST_INPUT_FROM, RESUME_FROM } from '../transition-rules.js';
+import { ExpiryTimers } from './expiry-timers.js';
+import { setOwnKey } from './own-keys.js';
+
+interface Entry {
+  record: TaskRecord;
+  /** Withdrawn keys leave the record, yet stay used: a key is unique for the task's whole life. */
+  withdrawn: Set<string>;
+}
+
+/**
+ * The in-process store: one process, no durability. Records are cloned on the way in and out so
+ * that no caller can change stored state, and changes reach subscribers asynchronously, as they
+ * do from Redis.
+ */
+export class EmbeddedTaskStore implements TaskStore {
+  readonly kind = 'embedded' as const;
+  private readonly tasks = new Map<string, Entry>();
+  private readonly listeners = new ListenerSet<TaskChange>();
+  private readonly expiry = new ExpiryTimers((taskId) => this.tasks.delete(taskId));
+
+  /** Tasks held, expired ones excluded once their timer fired. */
+  get size(): number {
+    return this.tasks.size;
+  }
+
+  async create(task: NewTask): Promise<TaskRecord> {
+    if (this.live(task.taskId, Date.now())) throw new InternalError(`Task id ${task.taskId} already exists`);
+    const record = structuredClone(initialRecord(task));
+    this.tasks.set(record.taskId, { record, withdrawn: new Set() });
+    this.expiry.schedule(record.taskId, expiresAt(record));
+    return structuredClone(record);
+  }
+
+  async get(taskId: string, principal: string): Promise<TaskRecord | undefined> {
+    const record = this.live(taskId, Date.now())?.record;
+    return record?.principal === principal ? structuredClone(record) : undefined;
+  }
+
+  async load(taskId: string): Promise<TaskRecord | undefined> {
+    const record = this.live(taskId, Date.now())?.record;
+    return record && structuredClone(record);
+  }
+
+  async markStarted(taskId: string, now: number): Promise<TaskRecord | undefined> {
+    const record = this.live(taskId, now)?.record;
+    if (!record) return undefined;
+    if (LIVE_STATUSES.includes(record.status) && record.startedAt === undefined) {
+      record.startedAt = now;
+      this.touch(record, record.status, now);
+    }
+    return structuredClone(record);
+  }
+
+  async setStatusMessage(taskId: string, statusMessage: string, now: number): Promise<void> {
+    const record = this.live(taskId, now)?.record;
+    if (!record || !LIVE_STATUSES.includes(record.status) || record.statusMessage === statusMessage) return;
+    record.statusMessage = statusMessage;
+    this.touch(record, record.status, now);
+  }
+
+  async requestInput(taskId: string, key: string, request: InputRequest, now: number): Promise<boolean> {
+    const entry = this.live(taskId, now);
+    if (!entry || !REQUEST_INPUT_FROM.includes(entry.record.status)) return false;
+    const { record, withdrawn } = entry;
+    if (Object.hasOwn(record.inputRequests, key) || Object.hasOwn(record.inputResponses, key) || withdrawn.has(key)) {
+      return false;
+    }
+    setOwnKey(record.inputRequests, key, structuredClone(request));
+    this.touch(record, 'input_required', now);
+    return true;
+  }
+
+  async answerInput(
+    taskId: string,
+    principal: string,
+    answers: Record<string, unknown>,
+    now: number,
+  ): Promise<AnswerOutcome | undefined> {
+    const record = this.live(taskId, now)?.record;
+    if (record?.principal !== principal) return undefined;
+    const applied: string[] = [];
+    if (LIVE_STATUSES.includes(record.status)) {
+      for (const [key, answer] of Object.entries(answers)) {
+        if (!Object.hasOwn(record.inputRequests, key)) continue;
+        delete record.inputRequests[key];
+        setOwnKey(record.inputResponses, key, structuredClone(answer));
+        applied.push(key);
+      }
+    }
+    if (applied.length > 0) this.touch(record, this.statusAfterSettling(record), now);
+    return { applied, task: structuredClone(record) };
+  }
+
+  async withdrawInput(taskId: string, key: string, now: number): Promise<void> {
+    const entry = this.live(taskId, now);
+    if (!entry || !LIVE_STATUSES.includes(entry.record.status)) return;
+    const { record, withdrawn } = entry;
+    if (!Object.hasOwn(record.inputRequests, key)) return;
+    delete record.inputRequests[key];
+    withdrawn.add(key);
+    this.touch(record, this.statusAfterSettling(record), now);
+  }
+
+  async finish(taskId: string, outcome: TaskOutcome, now: number): Promise<boolean> {
+    const record = this.live(taskId, now)?.record;
+    if (!record || !sourcesOf(outcome.status).includes(record.status)) return false;
+    if (outcome.status === 'completed') {
+      record.result = structuredClone(outcome.result);
+    } else {
+      record.error = structuredClone(outcome.error);
+      record.statusMessage = outcome.statusMessage;
+    }
+    this.touch(record, outcome.status, now);
+    return true;
+  }
+
+  async cancel(
+    taskId: string,
+    principal: string,
+    statusMessage: string,
+    now: number,
+  ): Promise<CancelOutcome | undefined> {
+    const record = this.live(taskId, now)?.record;
+    if (record?.principal !== principal) return undefined;
+    if (!CANCEL_FROM.includes(record.status)) return { changed: false, task: structuredClone(record) };
+    record.cancelRequested = true;
+    record.statusMessage = statusMessage;
+    this.touch(record, 'cancelled', now);
+    return { changed: true, task: structuredClone(record) };
+  }
+
+  subscribe(listener: (change: TaskChange) => void): Unsubscribe {
+    return this.listeners.add(listener);
+  }
+
+  async ping(): Promise<boolean> {
+    return true;
+  }
+
+  async close(): Promise<void> {
+    this.expiry.clear();
+    this.tasks.clear();
+    this.listeners.clear();
+  }
+
+  /** The entry, unless unknown or expired at `now` (its timer may not have fired yet). */
+  private live(taskId: string, now: number): Entry | undefined {
+    const entry = this.tasks.get(taskId);
+    return entry && !isExpired(entry.record, now) ? entry : undefined;
+  }
+
+  private statusAfterSettling(record: TaskRecord): TaskStatus {
+    const waiting = Object.keys(record.inputRequests).length > 0;
+    return !waiting && RESUME_FROM.includes(record.status) ? 'working' : record.status;
+  }
+
+  private touch(record: TaskRecord, status: TaskStatus, now: number): void {
+    record.status = status;
+    // Strictly increasing even for two changes within one millisecond, so it orders and dedupes changes.
+    record.lastUpdatedAt = Math.max(now, record.lastUpdatedAt + 1);
+    const change: TaskChange = { taskId: record.taskId, status, lastUpdatedAt: record.lastUpdatedAt };
+    queueMicrotask(() => this.listeners.emit(change));
+  }
+}

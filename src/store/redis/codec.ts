@@ -1,0 +1,94 @@
+import type { TaskRecord } from '../../core/task.js';
+import type { TaskOutcome } from '../task-store.js';
+import { ANSWER_FIELD, INPUT_REQUEST_FIELD } from './keys.js';
+
+/**
+ * How a task record lies in its Redis hash. Scalars are plain fields the Lua scripts can compare;
+ * JSON values are stored as JSON text that no script decodes (Lua's cjson turns `{}` into `[]`
+ * and rounds large numbers), so they round-trip byte for byte.
+ */
+
+const STRING_FIELDS = ['taskId', 'principal', 'origin', 'sessionId', 'tool', 'status', 'statusMessage'] as const;
+const NUMBER_FIELDS = ['createdAt', 'lastUpdatedAt', 'startedAt', 'ttlMs', 'pollIntervalMs'] as const;
+const JSON_FIELDS = ['arguments', 'result', 'error', 'clientCapabilities', 'clientInfo'] as const;
+const CANCEL_REQUESTED_FIELD = 'cancelRequested';
+
+const STRING_SET = new Set<string>(STRING_FIELDS);
+const NUMBER_SET = new Set<string>(NUMBER_FIELDS);
+const JSON_SET = new Set<string>(JSON_FIELDS);
+
+/** Field/value pairs, ready for HSET. Absent optional fields are not written. */
+export function encodeTask(task: TaskRecord): string[] {
+  const fields: string[] = [];
+  for (const name of STRING_FIELDS) {
+    const value = task[name];
+    if (value !== undefined) fields.push(name, value);
+  }
+  for (const name of NUMBER_FIELDS) {
+    const value = task[name];
+    if (value !== undefined) fields.push(name, String(value));
+  }
+  for (const name of JSON_FIELDS) {
+    const value = task[name];
+    if (value !== undefined) fields.push(name, JSON.stringify(value));
+  }
+  fields.push(CANCEL_REQUESTED_FIELD, task.cancelRequested ? '1' : '0');
+  for (const [key, request] of Object.entries(task.inputRequests)) {
+    fields.push(INPUT_REQUEST_FIELD + key, JSON.stringify(request));
+  }
+  for (const [key, answer] of Object.entries(task.inputResponses)) {
+    fields.push(ANSWER_FIELD + key, encodeAnswer(answer));
+  }
+  return fields;
+}
+
+/** An answer is stored as JSON; a missing one as `null`, since JSON has no `undefined`. */
+export function encodeAnswer(answer: unknown): string {
+  return JSON.stringify(answer) ?? 'null';
+}
+
+/** The fields a finish writes besides the status. */
+export function encodeOutcome(outcome: TaskOutcome): string[] {
+  return outcome.status === 'completed'
+    ? ['result', JSON.stringify(outcome.result)]
+    : ['error', JSON.stringify(outcome.error), 'statusMessage', outcome.statusMessage];
+}
+
+/** The record in a hash (HGETALL as an object); `undefined` for a missing key. */
+export function decodeTask(hash: Record<string, string>): TaskRecord | undefined {
+  return decodeEntries(Object.entries(hash));
+}
+
+/** The record in a flat HGETALL reply, as the scripts return it. */
+export function decodeFlatTask(flat: readonly string[]): TaskRecord | undefined {
+  const entries: [string, string][] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) entries.push([flat[i]!, flat[i + 1]!]);
+  return decodeEntries(entries);
+}
+
+function decodeEntries(entries: readonly [string, string][]): TaskRecord | undefined {
+  if (entries.length === 0) return undefined;
+  const record: Record<string, unknown> = {};
+  const inputRequests: [string, unknown][] = [];
+  const inputResponses: [string, unknown][] = [];
+  for (const [field, value] of entries) {
+    if (field.startsWith(INPUT_REQUEST_FIELD)) {
+      inputRequests.push([field.slice(INPUT_REQUEST_FIELD.length), JSON.parse(value)]);
+    } else if (field.startsWith(ANSWER_FIELD)) {
+      inputResponses.push([field.slice(ANSWER_FIELD.length), JSON.parse(value)]);
+    } else if (STRING_SET.has(field)) {
+      record[field] = value;
+    } else if (NUMBER_SET.has(field)) {
+      record[field] = Number(value);
+    } else if (JSON_SET.has(field)) {
+      record[field] = JSON.parse(value);
+    } else if (field === CANCEL_REQUESTED_FIELD) {
+      record[field] = value === '1';
+    }
+    // Anything else (withdrawn keys) is bookkeeping of the scripts, not part of the record.
+  }
+  // fromEntries defines own properties, so an input key named `__proto__` stays a plain key.
+  record.inputRequests = Object.fromEntries(inputRequests);
+  record.inputResponses = Object.fromEntries(inputResponses);
+  return record as unknown as TaskRecord;
+}

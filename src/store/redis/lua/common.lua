@@ -1,0 +1,43 @@
+-- Prepended to every task script. KEYS[1] is the task's hash. ARGV[1] is the events channel,
+-- ARGV[2] the task id, ARGV[3] the caller's clock (epoch ms); the operation's own arguments follow.
+-- Status lists arrive from src/mapping/transitions.ts, so no script knows the transition table.
+local key = KEYS[1]
+local channel = ARGV[1]
+local task_id = ARGV[2]
+local now = tonumber(ARGV[3])
+
+-- The fields every operation checks; nil when the task is unknown or expired at `now`.
+local function load_task()
+  local f = redis.call('HMGET', key, 'status', 'createdAt', 'ttlMs', 'lastUpdatedAt', 'principal')
+  if not f[1] then
+    return nil
+  end
+  if now >= tonumber(f[2]) + tonumber(f[3]) then
+    return nil
+  end
+  return { status = f[1], last_updated_at = tonumber(f[4]), principal = f[5] }
+end
+
+-- `list` is comma-separated.
+local function one_of(list, status)
+  return string.find(',' .. list .. ',', ',' .. status .. ',', 1, true) ~= nil
+end
+
+local function has_outstanding_input()
+  for _, field in ipairs(redis.call('HKEYS', key)) do
+    if string.sub(field, 1, 3) == 'ir:' then
+      return true
+    end
+  end
+  return false
+end
+
+-- Sets the status and lastUpdatedAt and announces the change. lastUpdatedAt strictly increases even
+-- for two changes within one millisecond, so that it orders changes. HSET keeps the key's TTL.
+local function touch(task, status)
+  local at = string.format('%.0f', math.max(now, task.last_updated_at + 1))
+  redis.call('HSET', key, 'status', status, 'lastUpdatedAt', at)
+  redis.call('PUBLISH', channel,
+    '{"taskId":' .. cjson.encode(task_id) .. ',"status":' .. cjson.encode(status) .. ',"lastUpdatedAt":' .. at .. '}')
+end
+

@@ -1,0 +1,533 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { newTaskId } from '../../src/core/ids.js';
+import {
+  isTerminal,
+  TASK_STATUSES,
+  type InputRequest,
+  type NewTask,
+  type TaskRecord,
+  type TaskStatus,
+} from '../../src/core/task.js';
+import { canTransition } from '../../src/mapping/transitions.js';
+import type { TaskChange, TaskStore } from '../../src/store/task-store.js';
+
+/** What the contract needs from a backend, fresh for every test. */
+export interface StoreBackend {
+  /** A store over this backend's data: a new replica where the backend is shared, else the one store. */
+  open(): TaskStore;
+  /** Resolves once `store` receives changes made through every store of this backend. */
+  subscribed(store: TaskStore): Promise<void>;
+  /** How many entries the backend still holds for tasks, to prove that expiry leaves nothing behind. */
+  residue(): Promise<number>;
+}
+
+const ALICE = 'alice';
+const MALLORY = 'mallory';
+const ASK: InputRequest = {
+  method: 'elicitation/create',
+  params: { message: 'Deploy?', requestedSchema: { type: 'object', properties: {} } },
+};
+const RESULT = { content: [{ type: 'text', text: 'deployed' }], isError: false };
+const ERROR = { code: -32603, message: 'upstream unreachable' };
+const WAIT = { timeout: 5_000, interval: 20 };
+
+function newTask(overrides: Partial<NewTask> = {}): NewTask {
+  return {
+    taskId: newTaskId(),
+    principal: ALICE,
+    origin: 'sep2663',
+    tool: 'run_ci_pipeline',
+    arguments: { branch: 'main' },
+    createdAt: Date.now(),
+    ttlMs: 60_000,
+    pollIntervalMs: 1_000,
+    clientCapabilities: { elicitation: {} },
+    ...overrides,
+  };
+}
+
+export function describeTaskStoreContract(name: string, backendFor: () => StoreBackend | Promise<StoreBackend>): void {
+  describe(`${name} (TaskStore contract)`, () => {
+    let backend: StoreBackend;
+    let store: TaskStore;
+    const opened = new Set<TaskStore>();
+
+    function replica(): TaskStore {
+      const opening = backend.open();
+      opened.add(opening);
+      return opening;
+    }
+
+    /** A fresh task of ALICE in `status`; every non-working one went through input_required with key q1. */
+    async function taskIn(status: TaskStatus, on: TaskStore = store): Promise<TaskRecord> {
+      const { taskId } = await on.create(newTask());
+      if (status !== 'working') expect(await on.requestInput(taskId, 'q1', ASK, Date.now())).toBe(true);
+      if (status === 'completed') expect(await on.finish(taskId, { status, result: RESULT }, Date.now())).toBe(true);
+      if (status === 'failed') {
+        expect(await on.finish(taskId, { status, error: ERROR, statusMessage: 'boom' }, Date.now())).toBe(true);
+      }
+      if (status === 'cancelled') expect((await on.cancel(taskId, ALICE, 'stop', Date.now()))?.changed).toBe(true);
+      const task = await on.load(taskId);
+      expect(task?.status).toBe(status);
+      return task!;
+    }
+
+    /** Collects what `on` delivers, from the moment the subscription is live. */
+    async function recordChanges(on: TaskStore): Promise<TaskChange[]> {
+      const changes: TaskChange[] = [];
+      on.subscribe((change) => changes.push(change));
+      await backend.subscribed(on);
+      return changes;
+    }
+
+    beforeEach(async () => {
+      backend = await backendFor();
+      store = replica();
+    });
+
+    afterEach(async () => {
+      await Promise.all([...opened].map((each) => each.close()));
+      opened.clear();
+    });
+
+    describe('create and read', () => {
+      it('returns a new task as working, updated at creation, with nothing requested or cancelled', async () => {
+        const input = newTask({ sessionId: 'session-1', clientInfo: { name: 'cli', version: '1.0.0' } });
+        const created = await store.create(input);
+        expect(created).toEqual({
+          ...input,
+          status: 'working',
+          lastUpdatedAt: input.createdAt,
+          inputRequests: {},
+          inputResponses: {},
+          cancelRequested: false,
+        });
+        expect(await store.get(input.taskId, ALICE)).toEqual(created);
+      });
+
+      it('makes a created task readable from another replica as soon as create resolves', async () => {
+        const created = await store.create(newTask());
+        expect(await replica().get(created.taskId, ALICE)).toEqual(created);
+      });
+
+      it('round-trips arguments, results, requests and answers byte for byte', async () => {
+        const payload = {
+          empty: {},
+          emptyList: [],
+          nested: [[1, [2, [3, {}]]], [{ deeper: [[], {}] }]],
+          unicode: 'héllo — 你好 🚀 \u0000 "quoted" \\ / \u2028',
+          largest: Number.MAX_SAFE_INTEGER,
+          smallest: -Number.MAX_SAFE_INTEGER,
+          beyondSafe: 2 ** 60,
+          huge: 1e21,
+          tiny: 5e-324,
+          fraction: 0.1,
+          nothing: null,
+          no: false,
+          blank: '',
+        };
+        const created = await store.create(newTask({ arguments: payload, clientCapabilities: {} }));
+        const { taskId } = created;
+        await store.requestInput(taskId, 'q🚀', { method: 'elicitation/create', params: payload }, Date.now());
+        await store.requestInput(taskId, 'q2', ASK, Date.now());
+        await store.answerInput(taskId, ALICE, { 'q🚀': { action: 'accept', content: payload } }, Date.now());
+        await store.finish(taskId, { status: 'completed', result: { content: [], structuredContent: payload } }, Date.now());
+
+        const read = await replica().get(taskId, ALICE);
+        expect(JSON.stringify(read?.arguments)).toBe(JSON.stringify(payload));
+        expect(JSON.stringify(read?.clientCapabilities)).toBe('{}');
+        const answers = { 'q🚀': { action: 'accept', content: payload } };
+        expect(JSON.stringify(read?.inputResponses)).toBe(JSON.stringify(answers));
+        expect(JSON.stringify(read?.inputRequests)).toBe(JSON.stringify({ q2: ASK }));
+        expect(JSON.stringify(read?.result)).toBe(JSON.stringify({ content: [], structuredContent: payload }));
+      });
+
+      it('leaves optional fields absent when the caller left them out', async () => {
+        const created = await store.create(newTask({ sessionId: undefined, statusMessage: undefined }));
+        const read = await store.get(created.taskId, ALICE);
+        for (const task of [created, read]) {
+          for (const field of ['sessionId', 'statusMessage', 'startedAt', 'result', 'error', 'clientInfo']) {
+            expect(task).not.toHaveProperty(field);
+          }
+        }
+      });
+
+      it('hands out copies: changing a returned record or the creation input changes nothing stored', async () => {
+        const input = newTask({ arguments: { list: [1] } });
+        const created = await store.create(input);
+        (input.arguments.list as number[]).push(2);
+        (created.arguments.list as number[]).push(3);
+        created.status = 'completed';
+        const read = await store.get(created.taskId, ALICE);
+        (read!.arguments.list as number[]).push(4);
+        expect(await store.get(created.taskId, ALICE)).toMatchObject({ status: 'working', arguments: { list: [1] } });
+      });
+
+      it('refuses a task id that is already in use', async () => {
+        const input = newTask();
+        await store.create(input);
+        await expect(replica().create({ ...input, principal: MALLORY })).rejects.toThrow(/already exists/);
+        expect((await store.load(input.taskId))?.principal).toBe(ALICE);
+      });
+
+      it('reads a task of another principal as undefined, exactly like an unknown id', async () => {
+        const { taskId } = await store.create(newTask());
+        expect(await store.get(taskId, MALLORY)).toBeUndefined();
+        expect(await store.get(newTaskId(), ALICE)).toBeUndefined();
+        expect(await store.load(newTaskId())).toBeUndefined();
+        expect((await store.load(taskId))?.taskId).toBe(taskId);
+      });
+
+      it('lets another principal neither answer nor cancel a task, as if it did not exist', async () => {
+        const { taskId } = await taskIn('input_required');
+        const before = await store.load(taskId);
+        expect(await store.answerInput(taskId, MALLORY, { q1: { action: 'accept' } }, Date.now())).toBeUndefined();
+        expect(await store.cancel(taskId, MALLORY, 'mine now', Date.now())).toBeUndefined();
+        expect(await store.load(taskId)).toEqual(before);
+      });
+
+      it('treats an unknown task id as not found in every operation', async () => {
+        const taskId = newTaskId();
+        const now = Date.now();
+        expect(await store.markStarted(taskId, now)).toBeUndefined();
+        await store.setStatusMessage(taskId, 'hello', now);
+        expect(await store.requestInput(taskId, 'q1', ASK, now)).toBe(false);
+        expect(await store.answerInput(taskId, ALICE, { q1: 1 }, now)).toBeUndefined();
+        await store.withdrawInput(taskId, 'q1', now);
+        expect(await store.finish(taskId, { status: 'completed', result: RESULT }, now)).toBe(false);
+        expect(await store.cancel(taskId, ALICE, 'stop', now)).toBeUndefined();
+        expect(await store.load(taskId)).toBeUndefined();
+        expect(await backend.residue()).toBe(0);
+      });
+
+      it('answers ping while the backend is up', async () => {
+        expect(await store.ping()).toBe(true);
+      });
+    });
+
+    describe('transitions', () => {
+      it.each(TASK_STATUSES)('completes a task from %s exactly when the transition table allows it', async (from) => {
+        const before = await taskIn(from);
+        const allowed = canTransition(from, 'completed');
+        expect(await replica().finish(before.taskId, { status: 'completed', result: RESULT }, Date.now())).toBe(allowed);
+        const after = await store.load(before.taskId);
+        if (allowed) expect(after).toMatchObject({ status: 'completed', result: RESULT });
+        else expect(after).toEqual(before);
+      });
+
+      it.each(TASK_STATUSES)('fails a task from %s exactly when the transition table allows it', async (from) => {
+        const before = await taskIn(from);
+        const allowed = canTransition(from, 'failed');
+        const outcome = { status: 'failed', error: ERROR, statusMessage: 'upstream unreachable' } as const;
+        expect(await replica().finish(before.taskId, outcome, Date.now())).toBe(allowed);
+        const after = await store.load(before.taskId);
+        if (allowed) expect(after).toMatchObject({ status: 'failed', error: ERROR, statusMessage: 'upstream unreachable' });
+        else expect(after).toEqual(before);
+      });
+
+      it.each(TASK_STATUSES)('cancels a task from %s exactly when the transition table allows it', async (from) => {
+        const before = await taskIn(from);
+        const allowed = canTransition(from, 'cancelled');
+        const outcome = await replica().cancel(before.taskId, ALICE, 'Cancelled by the client.', Date.now());
+        expect(outcome?.changed).toBe(allowed);
+        const after = await store.load(before.taskId);
+        expect(outcome?.task).toEqual(after);
+        if (allowed) {
+          expect(after).toMatchObject({
+            status: 'cancelled',
+            cancelRequested: true,
+            statusMessage: 'Cancelled by the client.',
+          });
+        } else {
+          expect(after).toEqual(before);
+        }
+      });
+
+      it.each(TASK_STATUSES)('accepts an input request on a %s task exactly when it is not terminal', async (from) => {
+        const before = await taskIn(from);
+        const allowed = canTransition(from, 'input_required') || from === 'input_required';
+        expect(await replica().requestInput(before.taskId, 'q2', ASK, Date.now())).toBe(allowed);
+        const after = await store.load(before.taskId);
+        if (allowed) expect(after).toMatchObject({ status: 'input_required', inputRequests: { q2: ASK } });
+        else expect(after).toEqual(before);
+      });
+
+      it.each(TASK_STATUSES)('resumes a %s task by answering q1 exactly when the table allows it', async (from) => {
+        const before = await taskIn(from);
+        const allowed = canTransition(from, 'working');
+        const outcome = await replica().answerInput(before.taskId, ALICE, { q1: { action: 'accept' } }, Date.now());
+        expect(outcome?.applied).toEqual(allowed ? ['q1'] : []);
+        const after = await store.load(before.taskId);
+        expect(outcome?.task).toEqual(after);
+        if (allowed) {
+          expect(after).toMatchObject({ status: 'working', inputRequests: {}, inputResponses: { q1: { action: 'accept' } } });
+        } else {
+          expect(after).toEqual(before);
+        }
+      });
+
+      it.each(TASK_STATUSES.filter(isTerminal))('refuses to leave the terminal status %s', async (terminal) => {
+        const before = await taskIn(terminal);
+        const { taskId } = before;
+        const now = Date.now();
+        const other = replica();
+        expect(await other.finish(taskId, { status: 'completed', result: RESULT }, now)).toBe(false);
+        expect(await other.finish(taskId, { status: 'failed', error: ERROR, statusMessage: 'late' }, now)).toBe(false);
+        expect(await other.requestInput(taskId, 'q9', ASK, now)).toBe(false);
+        expect((await other.cancel(taskId, ALICE, 'late', now))?.changed).toBe(false);
+        expect((await other.answerInput(taskId, ALICE, { q1: 'late' }, now))?.applied).toEqual([]);
+        await other.withdrawInput(taskId, 'q1', now);
+        await other.setStatusMessage(taskId, 'late', now);
+        expect(await other.markStarted(taskId, now)).toEqual(before);
+        expect(await store.load(taskId)).toEqual(before);
+      });
+
+      it('records startedAt once, when a worker first picks the task up', async () => {
+        const { taskId, createdAt } = await store.create(newTask());
+        const started = await replica().markStarted(taskId, createdAt + 10);
+        expect(started).toMatchObject({ status: 'working', startedAt: createdAt + 10 });
+        expect(await store.markStarted(taskId, createdAt + 20)).toEqual(started);
+        expect(await store.load(taskId)).toEqual(started);
+      });
+
+      it('sets the status message of a live task and keeps its status', async () => {
+        const { taskId } = await taskIn('input_required');
+        await replica().setStatusMessage(taskId, 'step 2 of 5', Date.now());
+        expect(await store.load(taskId)).toMatchObject({ status: 'input_required', statusMessage: 'step 2 of 5' });
+      });
+
+      it('increases lastUpdatedAt on every change, even when changes share a millisecond', async () => {
+        const { taskId, createdAt } = await store.create(newTask());
+        const now = createdAt;
+        const stamps = [createdAt];
+        const changes: (() => Promise<unknown>)[] = [
+          () => store.markStarted(taskId, now),
+          () => store.setStatusMessage(taskId, 'step 1', now),
+          () => store.requestInput(taskId, 'q1', ASK, now),
+          () => store.requestInput(taskId, 'q2', ASK, now),
+          () => store.answerInput(taskId, ALICE, { q1: 'yes' }, now),
+          () => store.withdrawInput(taskId, 'q2', now),
+          () => store.finish(taskId, { status: 'completed', result: RESULT }, now),
+        ];
+        for (const change of changes) {
+          await change();
+          stamps.push((await store.load(taskId))!.lastUpdatedAt);
+        }
+        for (let i = 1; i < stamps.length; i++) expect(stamps[i]).toBeGreaterThan(stamps[i - 1]!);
+      });
+
+      it('takes the caller clock as lastUpdatedAt when it is ahead of the last change', async () => {
+        const { taskId, createdAt } = await store.create(newTask());
+        await store.setStatusMessage(taskId, 'later', createdAt + 5_000);
+        expect((await store.load(taskId))?.lastUpdatedAt).toBe(createdAt + 5_000);
+      });
+    });
+
+    describe('input', () => {
+      it('moves a working task to input_required and lists the request as outstanding', async () => {
+        const { taskId } = await store.create(newTask());
+        expect(await replica().requestInput(taskId, 'approve-1', ASK, Date.now())).toBe(true);
+        expect(await store.get(taskId, ALICE)).toMatchObject({
+          status: 'input_required',
+          inputRequests: { 'approve-1': ASK },
+        });
+      });
+
+      it('adds a second request while the task already waits for input', async () => {
+        const { taskId } = await taskIn('input_required');
+        expect(await store.requestInput(taskId, 'q2', ASK, Date.now())).toBe(true);
+        expect(Object.keys((await store.load(taskId))!.inputRequests).sort()).toEqual(['q1', 'q2']);
+      });
+
+      it('refuses to reuse an input key, whether outstanding, answered or withdrawn', async () => {
+        const { taskId } = await taskIn('input_required');
+        await store.requestInput(taskId, 'answered', ASK, Date.now());
+        await store.requestInput(taskId, 'withdrawn', ASK, Date.now());
+        await store.answerInput(taskId, ALICE, { answered: 'yes' }, Date.now());
+        await store.withdrawInput(taskId, 'withdrawn', Date.now());
+        const before = await store.load(taskId);
+        for (const key of ['q1', 'answered', 'withdrawn']) {
+          expect(await replica().requestInput(taskId, key, { method: 'roots/list', params: {} }, Date.now())).toBe(false);
+        }
+        expect(await store.load(taskId)).toEqual(before);
+      });
+
+      it('treats input keys that name Object.prototype members as plain keys', async () => {
+        const { taskId } = await store.create(newTask());
+        const unissued = await store.answerInput(taskId, ALICE, { constructor: 'x', toString: 'y' }, Date.now());
+        expect(unissued?.applied).toEqual([]);
+        expect(await store.requestInput(taskId, '__proto__', ASK, Date.now())).toBe(true);
+        expect(await store.requestInput(taskId, 'constructor', ASK, Date.now())).toBe(true);
+        const answers = JSON.parse('{"__proto__":"a","constructor":"b"}') as Record<string, unknown>;
+        const outcome = await replica().answerInput(taskId, ALICE, answers, Date.now());
+        expect(outcome?.applied.sort()).toEqual(['__proto__', 'constructor']);
+        expect(Object.keys(outcome!.task.inputResponses).sort()).toEqual(['__proto__', 'constructor']);
+        expect(outcome?.task.status).toBe('working');
+      });
+
+      it('keeps input_required and drops only the answered key on a partial answer', async () => {
+        const { taskId } = await taskIn('input_required');
+        await store.requestInput(taskId, 'q2', ASK, Date.now());
+        const outcome = await replica().answerInput(taskId, ALICE, { q2: { action: 'decline' } }, Date.now());
+        expect(outcome?.applied).toEqual(['q2']);
+        expect(outcome?.task).toMatchObject({
+          status: 'input_required',
+          inputRequests: { q1: ASK },
+          inputResponses: { q2: { action: 'decline' } },
+        });
+        expect(outcome?.task.inputRequests).not.toHaveProperty('q2');
+      });
+
+      it('returns to working once the last outstanding request is answered', async () => {
+        const { taskId } = await taskIn('input_required');
+        await store.requestInput(taskId, 'q2', ASK, Date.now());
+        const outcome = await replica().answerInput(taskId, ALICE, { q1: 'a', q2: 'b' }, Date.now());
+        expect(outcome?.applied.sort()).toEqual(['q1', 'q2']);
+        expect(outcome?.task).toMatchObject({ status: 'working', inputRequests: {}, inputResponses: { q1: 'a', q2: 'b' } });
+      });
+
+      it('ignores answers for keys that are unknown or already answered', async () => {
+        const { taskId } = await taskIn('input_required');
+        await store.requestInput(taskId, 'q2', ASK, Date.now());
+        await store.answerInput(taskId, ALICE, { q1: 'first' }, Date.now());
+        const before = await store.load(taskId);
+        const outcome = await replica().answerInput(taskId, ALICE, { q1: 'second', never: 'issued' }, Date.now());
+        expect(outcome).toEqual({ applied: [], task: before });
+        expect(await store.load(taskId)).toEqual(before);
+      });
+
+      it('applies each key exactly once when the same answers race from several replicas', async () => {
+        const { taskId } = await taskIn('input_required');
+        await store.requestInput(taskId, 'q2', ASK, Date.now());
+        await store.requestInput(taskId, 'q3', ASK, Date.now());
+        const racers = [0, 1, 2, 3, 4].map((n) => ({ n, store: replica() }));
+        const outcomes = await Promise.all(
+          racers.map(({ n, store: each }) => each.answerInput(taskId, ALICE, { q1: n, q2: n, q3: n }, Date.now())),
+        );
+        const applied = outcomes.flatMap((outcome) => outcome!.applied);
+        expect(applied.sort()).toEqual(['q1', 'q2', 'q3']);
+        const final = await store.load(taskId);
+        outcomes.forEach((outcome, n) => {
+          for (const key of outcome!.applied) expect(final?.inputResponses[key]).toBe(n);
+        });
+        expect(final?.status).toBe('working');
+      });
+
+      it('resumes the work exactly once when disjoint partial answers race', async () => {
+        const { taskId } = await taskIn('input_required');
+        const keys = ['q1', 'q2', 'q3', 'q4'];
+        for (const key of keys.slice(1)) await store.requestInput(taskId, key, ASK, Date.now());
+        const racers = keys.map((key) => ({ key, store: replica() }));
+        const outcomes = await Promise.all(
+          racers.map(({ key, store: each }) => each.answerInput(taskId, ALICE, { [key]: key }, Date.now())),
+        );
+        expect(outcomes.map((outcome) => outcome!.applied.length)).toEqual([1, 1, 1, 1]);
+        expect(outcomes.filter((outcome) => outcome!.task.status === 'working')).toHaveLength(1);
+        expect(await store.load(taskId)).toMatchObject({ status: 'working', inputRequests: {} });
+      });
+
+      it('keeps waiting when one of several requests is withdrawn, and resumes when the last one is', async () => {
+        const { taskId } = await taskIn('input_required');
+        await store.requestInput(taskId, 'q2', ASK, Date.now());
+        await replica().withdrawInput(taskId, 'q1', Date.now());
+        expect(await store.load(taskId)).toMatchObject({ status: 'input_required', inputRequests: { q2: ASK } });
+        await replica().withdrawInput(taskId, 'q2', Date.now());
+        expect(await store.load(taskId)).toMatchObject({ status: 'working', inputRequests: {}, inputResponses: {} });
+      });
+
+      it('ignores answers to a withdrawn request', async () => {
+        const { taskId } = await taskIn('input_required');
+        await store.withdrawInput(taskId, 'q1', Date.now());
+        expect((await store.answerInput(taskId, ALICE, { q1: 'late' }, Date.now()))?.applied).toEqual([]);
+      });
+    });
+
+    describe('expiry', () => {
+      it('reads a task until createdAt + ttlMs and as undefined from then on, leaving nothing behind', async () => {
+        const { taskId, createdAt } = await store.create(newTask({ ttlMs: 300 }));
+        expect(await replica().get(taskId, ALICE)).toBeDefined();
+        await vi.waitFor(async () => expect(await store.get(taskId, ALICE)).toBeUndefined(), WAIT);
+        expect(Date.now()).toBeGreaterThanOrEqual(createdAt + 300);
+        expect(await store.load(taskId)).toBeUndefined();
+        await vi.waitFor(async () => expect(await backend.residue()).toBe(0), WAIT);
+      });
+
+      it('refuses every change dated at or after the deadline', async () => {
+        const { taskId, createdAt } = await taskIn('input_required');
+        const deadline = createdAt + 60_000;
+        expect(await store.markStarted(taskId, deadline)).toBeUndefined();
+        expect(await store.requestInput(taskId, 'q2', ASK, deadline)).toBe(false);
+        expect(await store.answerInput(taskId, ALICE, { q1: 'late' }, deadline)).toBeUndefined();
+        expect(await store.finish(taskId, { status: 'completed', result: RESULT }, deadline)).toBe(false);
+        expect(await store.cancel(taskId, ALICE, 'late', deadline)).toBeUndefined();
+        await store.withdrawInput(taskId, 'q1', deadline);
+        await store.setStatusMessage(taskId, 'late', deadline);
+        expect(await store.load(taskId)).toMatchObject({ status: 'input_required', inputRequests: { q1: ASK } });
+      });
+
+      it('never shows a task created already past its deadline', async () => {
+        const { taskId } = await store.create(newTask({ createdAt: Date.now() - 10_000, ttlMs: 5_000 }));
+        expect(await store.get(taskId, ALICE)).toBeUndefined();
+        expect(await store.load(taskId)).toBeUndefined();
+        await vi.waitFor(async () => expect(await backend.residue()).toBe(0), WAIT);
+      });
+    });
+
+    describe('subscribe', () => {
+      it('delivers every change, in order, to a subscriber on another replica', async () => {
+        const changes = await recordChanges(store);
+        const writer = replica();
+        const { taskId } = await writer.create(newTask());
+        await writer.markStarted(taskId, Date.now());
+        await writer.requestInput(taskId, 'q1', ASK, Date.now());
+        await writer.setStatusMessage(taskId, 'waiting for approval', Date.now());
+        await writer.answerInput(taskId, ALICE, { q1: 'yes' }, Date.now());
+        await writer.finish(taskId, { status: 'completed', result: RESULT }, Date.now());
+        await vi.waitFor(() => expect(changes).toHaveLength(5), WAIT);
+        expect(changes.map((change) => change.status)).toEqual([
+          'working',
+          'input_required',
+          'input_required',
+          'working',
+          'completed',
+        ]);
+        expect(changes.every((change) => change.taskId === taskId)).toBe(true);
+        const stamps = changes.map((change) => change.lastUpdatedAt);
+        for (let i = 1; i < stamps.length; i++) expect(stamps[i]).toBeGreaterThan(stamps[i - 1]!);
+        expect(stamps.at(-1)).toBe((await writer.load(taskId))?.lastUpdatedAt);
+      });
+
+      it('delivers a change after the call that made it returns, never inside it', async () => {
+        const seenInsideCall: boolean[] = [];
+        let insideCall = false;
+        store.subscribe(() => seenInsideCall.push(insideCall));
+        await backend.subscribed(store);
+        const { taskId } = await store.create(newTask());
+        insideCall = true;
+        const finishing = store.finish(taskId, { status: 'completed', result: RESULT }, Date.now());
+        insideCall = false;
+        await finishing;
+        await vi.waitFor(() => expect(seenInsideCall).toEqual([false]), WAIT);
+      });
+
+      it('publishes nothing for a refused change and stops delivering after unsubscribe', async () => {
+        const kept = await recordChanges(store);
+        const dropped: TaskChange[] = [];
+        const unsubscribe = store.subscribe((change) => dropped.push(change));
+        unsubscribe();
+        const terminal = await taskIn('completed', replica());
+        await vi.waitFor(() => expect(kept.map((change) => change.status)).toEqual(['input_required', 'completed']), WAIT);
+        const writer = replica();
+        await writer.finish(terminal.taskId, { status: 'completed', result: RESULT }, Date.now());
+        await writer.cancel(terminal.taskId, ALICE, 'late', Date.now());
+        await writer.requestInput(terminal.taskId, 'q2', ASK, Date.now());
+        // A change on another task marks the point by which any change before it has arrived.
+        const marker = await writer.create(newTask());
+        await writer.markStarted(marker.taskId, Date.now());
+        await vi.waitFor(() => expect(kept.at(-1)?.taskId).toBe(marker.taskId), WAIT);
+        expect(kept.map((change) => change.taskId)).toEqual([terminal.taskId, terminal.taskId, marker.taskId]);
+        expect(dropped).toEqual([]);
+      });
+    });
+  });
+}

@@ -1,0 +1,189 @@
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { UnavailableError } from '../../src/core/errors.js';
+import { newTaskId } from '../../src/core/ids.js';
+import type { NewTask } from '../../src/core/task.js';
+import { RedisTaskStore } from '../../src/store/redis/redis-store.js';
+import { startRedis, type RedisServer } from '../support/redis-server.js';
+import { describeTaskStoreContract } from './contract.js';
+
+const WAIT = { timeout: 5_000, interval: 20 };
+
+function newTask(overrides: Partial<NewTask> = {}): NewTask {
+  return {
+    taskId: newTaskId(),
+    principal: 'alice',
+    origin: 'mcp-2025-11-25',
+    tool: 'slow_compute',
+    arguments: {},
+    createdAt: Date.now(),
+    ttlMs: 60_000,
+    pollIntervalMs: 1_000,
+    clientCapabilities: {},
+    ...overrides,
+  };
+}
+
+async function keysUnder(redis: Redis, prefix: string): Promise<string[]> {
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1_000);
+    keys.push(...batch);
+    cursor = next;
+  } while (cursor !== '0');
+  return keys;
+}
+
+let server: RedisServer;
+let admin: Redis;
+let prefixes = 0;
+
+beforeAll(async () => {
+  server = await startRedis();
+  admin = new Redis(server.url);
+});
+
+afterAll(async () => {
+  await admin?.quit();
+  await server?.stop();
+});
+
+// Every test gets its own prefix, so that its keys and events are its own.
+describeTaskStoreContract('RedisTaskStore', () => {
+  const prefix = `mts-contract-${++prefixes}`;
+  return {
+    open: () => new RedisTaskStore({ url: server.url, prefix }),
+    subscribed: (store) => (store as RedisTaskStore).subscriptionReady(),
+    residue: async () => (await keysUnder(admin, prefix)).length,
+  };
+});
+
+describe('RedisTaskStore layout', () => {
+  const stores: RedisTaskStore[] = [];
+  function open(options: { prefix: string; redis?: Redis }): RedisTaskStore {
+    const store = new RedisTaskStore({ url: server.url, ...options });
+    stores.push(store);
+    return store;
+  }
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map((store) => store.close()));
+  });
+
+  it('keeps a task in one hash whose hash tag is the task id', async () => {
+    const { taskId } = await open({ prefix: 'layout' }).create(newTask());
+    expect(await keysUnder(admin, 'layout')).toEqual([`layout:task:{${taskId}}`]);
+    expect(await admin.type(`layout:task:{${taskId}}`)).toBe('hash');
+  });
+
+  it('sets the key to expire at createdAt + ttlMs and keeps that expiry through every change', async () => {
+    const store = open({ prefix: 'expiry' });
+    const { taskId, createdAt } = await store.create(newTask());
+    const key = `expiry:task:{${taskId}}`;
+    expect(await admin.call('PEXPIRETIME', key)).toBe(createdAt + 60_000);
+    await store.markStarted(taskId, Date.now());
+    await store.requestInput(taskId, 'q1', { method: 'roots/list', params: {} }, Date.now());
+    await store.answerInput(taskId, 'alice', { q1: { roots: [] } }, Date.now());
+    await store.finish(taskId, { status: 'completed', result: { content: [] } }, Date.now());
+    expect(await admin.call('PEXPIRETIME', key)).toBe(createdAt + 60_000);
+  });
+
+  it('stores JSON values as text that no script rewrites', async () => {
+    const { taskId } = await open({ prefix: 'json' }).create(newTask({ arguments: { empty: {}, big: 2 ** 60 } }));
+    expect(await admin.hget(`json:task:{${taskId}}`, 'arguments')).toBe('{"empty":{},"big":1152921504606847000}');
+  });
+
+  it('keeps stores with different prefixes apart', async () => {
+    const { taskId } = await open({ prefix: 'tenant-a' }).create(newTask());
+    expect(await open({ prefix: 'tenant-b' }).load(taskId)).toBeUndefined();
+  });
+
+  it('refuses a prefix with braces, which would pin every task to one cluster slot', () => {
+    expect(() => new RedisTaskStore({ url: server.url, prefix: 'mts{x}' })).toThrow(/prefix/);
+  });
+
+  it('leaves a caller-supplied client open when it closes', async () => {
+    const redis = new Redis(server.url);
+    try {
+      const store = new RedisTaskStore({ redis, prefix: 'shared' });
+      store.subscribe(() => {});
+      await store.subscriptionReady();
+      await store.close();
+      expect(await redis.ping()).toBe('PONG');
+    } finally {
+      await redis.quit();
+    }
+  });
+});
+
+describe('RedisTaskStore when Redis goes away', () => {
+  let own: RedisServer;
+  const stores: RedisTaskStore[] = [];
+  const clients: Redis[] = [];
+
+  beforeAll(async () => {
+    own = await startRedis({ appendonly: true });
+  });
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map((store) => store.close()));
+    clients.splice(0).forEach((client) => client.disconnect());
+  });
+  afterAll(async () => {
+    await own?.stop();
+  });
+
+  it('answers ping false while Redis is stopped and true again once it is back', async () => {
+    const store = new RedisTaskStore({ url: own.url, prefix: 'ping' });
+    stores.push(store);
+    expect(await store.ping()).toBe(true);
+    await own.stop();
+    await vi.waitFor(async () => expect(await store.ping()).toBe(false), WAIT);
+    await own.restart();
+    await vi.waitFor(async () => expect(await store.ping()).toBe(true), WAIT);
+  });
+
+  it('fails with a retryable UnavailableError, not a hang, while Redis is stopped', async () => {
+    const redis = new Redis(own.url, { maxRetriesPerRequest: 0 });
+    redis.on('error', () => {});
+    clients.push(redis);
+    const store = new RedisTaskStore({ redis, prefix: 'down' });
+    stores.push(store);
+    const { taskId } = await store.create(newTask());
+    await own.stop();
+    try {
+      await expect(store.load(taskId)).rejects.toBeInstanceOf(UnavailableError);
+      await expect(store.finish(taskId, { status: 'completed', result: {} }, Date.now())).rejects.toBeInstanceOf(
+        UnavailableError,
+      );
+    } finally {
+      await own.restart();
+    }
+  });
+
+  it('keeps serving persisted tasks, scripts included, after Redis restarts', async () => {
+    const store = new RedisTaskStore({ url: own.url, prefix: 'restart' });
+    stores.push(store);
+    const { taskId } = await store.create(newTask());
+    await own.restart();
+    expect((await store.load(taskId))?.status).toBe('working');
+    // The restart emptied Redis's script cache; the store must load its scripts again.
+    expect(await store.finish(taskId, { status: 'completed', result: { content: [] } }, Date.now())).toBe(true);
+    expect((await store.load(taskId))?.status).toBe('completed');
+  });
+
+  it('resumes delivering changes after Redis restarts', async () => {
+    const listener = new RedisTaskStore({ url: own.url, prefix: 'resub' });
+    const writer = new RedisTaskStore({ url: own.url, prefix: 'resub' });
+    stores.push(listener, writer);
+    const changes: string[] = [];
+    listener.subscribe((change) => changes.push(change.taskId));
+    await listener.subscriptionReady();
+    await own.restart();
+    const { taskId } = await writer.create(newTask());
+    // Until the subscriber has reconnected and resubscribed, a change can be missed, so keep changing.
+    await vi.waitFor(async () => {
+      await writer.setStatusMessage(taskId, `tick ${Date.now()}`, Date.now());
+      expect(changes).toContain(taskId);
+    }, WAIT);
+  });
+});
