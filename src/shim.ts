@@ -15,6 +15,11 @@ import { createHttpServer } from './http/server.js';
 import { EmbeddedTaskStore } from './store/embedded/embedded-store.js';
 import { RedisTaskStore } from './store/redis/redis-store.js';
 import type { TaskStore } from './store/task-store.js';
+import { EmbeddedSessionStore } from './session/embedded-session-store.js';
+import { RedisSessionStore } from './session/redis-session-store.js';
+import type { SessionStore } from './session/session-store.js';
+import { LegacyAdapter } from './wire/legacy/endpoint.js';
+import { Passthrough } from './wire/legacy/passthrough.js';
 import { Sep2663Handler } from './wire/sep2663/handler.js';
 
 export interface Shim {
@@ -41,6 +46,9 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   const store: TaskStore = config.redisUrl
     ? new RedisTaskStore({ url: config.redisUrl, prefix: config.redisPrefix })
     : new EmbeddedTaskStore();
+  const sessions: SessionStore = config.redisUrl
+    ? new RedisSessionStore({ url: config.redisUrl, prefix: config.redisPrefix })
+    : new EmbeddedSessionStore();
   const queue: WorkQueue = config.redisUrl
     ? new BullMqQueue({ redisUrl: config.redisUrl, prefix: config.redisPrefix, concurrency: config.workerConcurrency })
     : new InProcessQueue(config.workerConcurrency);
@@ -82,8 +90,20 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     keepAliveMs: config.listenKeepAliveMs,
     maxListenTaskIds: config.maxListenTaskIds,
   });
+  const passthrough = new Passthrough(config.upstreamUrl);
+  const legacy = new LegacyAdapter({
+    service,
+    sessions,
+    passthrough,
+    upstreamUrl: config.upstreamUrl,
+    serverInfo: { name: config.serverName, version: config.serverVersion },
+    sessionIdleTtlMs: config.sessionIdleTtlMs,
+    retentionMs: config.maxTtlMs,
+    keepAliveMs: config.listenKeepAliveMs,
+  });
   const handleMcp = createMcpEndpoint({
     sep2663,
+    legacy,
     authenticate: createAuthenticator(config.auth),
     allowedOrigins: config.allowedOrigins,
     maxBodyBytes: config.maxBodyBytes,
@@ -112,7 +132,9 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
         server.closeAllConnections();
       });
       await queue.close(5_000);
+      passthrough.close();
       await pool.close();
+      await sessions.close();
       await store.close();
     },
   };

@@ -25,6 +25,7 @@ const ENV_KEYS: ReadonlyArray<[string, keyof ShimConfig, 'string' | 'int' | 'lis
   ['SHIM_MAX_BODY_BYTES', 'maxBodyBytes', 'int'],
   ['SHIM_LISTEN_KEEPALIVE_MS', 'listenKeepAliveMs', 'int'],
   ['SHIM_WORKER_CONCURRENCY', 'workerConcurrency', 'int'],
+  ['SHIM_SESSION_IDLE_TTL_MS', 'sessionIdleTtlMs', 'int'],
   ['SHIM_ALLOWED_ORIGINS', 'allowedOrigins', 'list'],
 ];
 

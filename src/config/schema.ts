@@ -35,6 +35,8 @@ export const ConfigSchema = z.strictObject({
   pollIntervalMs: z.number().int().min(100),
   maxBodyBytes: z.number().int().min(1_024).max(64 * 1024 * 1024),
   listenKeepAliveMs: z.number().int().min(100),
+  /** Legacy sessions expire after this long without a request. */
+  sessionIdleTtlMs: z.number().int().min(1_000),
   maxListenTaskIds: z.number().int().min(1).max(10_000),
   workerConcurrency: z.number().int().min(1).max(10_000),
   /** Origins allowed to call /mcp from a browser. A request without Origin is always allowed. */
@@ -61,6 +63,7 @@ export const DEFAULT_CONFIG: ShimConfig = {
   pollIntervalMs: 2_000,
   maxBodyBytes: 1024 * 1024,
   listenKeepAliveMs: 15_000,
+  sessionIdleTtlMs: 24 * 60 * 60 * 1000,
   maxListenTaskIds: 100,
   workerConcurrency: 64,
   allowedOrigins: [],

@@ -22,6 +22,12 @@ const ANSWER_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   }),
 };
 
+/**
+ * How an answer that is a JSON-RPC error (legacy wires) is kept in `inputResponses`:
+ * `{ [ERROR_ANSWER]: {code, message, data?} }`.
+ */
+export const ERROR_ANSWER = '$jsonrpcError';
+
 /** Returns a problem description, or undefined when the answer is well-formed for its request. */
 export function checkAnswer(request: InputRequest, answer: unknown): string | undefined {
   const schema = ANSWER_SCHEMAS[request.method];

@@ -2,7 +2,7 @@ import { InternalError, InvalidParamsError, TaskNotFoundError, UpstreamRpcError 
 import { newTaskId } from './ids.js';
 import { checkAnswer } from './input-responses.js';
 import { planCall, resolvePolicy, type PolicySources, type ToolPolicy } from './policy.js';
-import type { Clock, TaskQueue, ToolCatalog, ToolInvoker } from './ports.js';
+import type { Clock, TaskQueue, ToolCatalog, ToolInfo, ToolInvoker } from './ports.js';
 import { type ClientInfo, type TaskRecord, type Wire } from './task.js';
 import { waitForTask } from './task-watch.js';
 import type { CancelOutcome, TaskStore } from '../store/task-store.js';
@@ -57,6 +57,11 @@ export class TaskService {
     return this.options.store;
   }
 
+  /** The upstream's tool, or undefined when it has none by that name. */
+  toolInfo(tool: string): Promise<ToolInfo | undefined> {
+    return this.options.catalog.get(tool);
+  }
+
   async policyFor(tool: string): Promise<ToolPolicy> {
     const info = await this.options.catalog.get(tool);
     return resolvePolicy(tool, this.options.policies, info?.execution?.taskSupport);
@@ -106,6 +111,13 @@ export class TaskService {
     return outcome;
   }
 
+  /** A legacy session read or touched the task: its pushes now go to that session's streams. */
+  async touchTask(principal: string, taskId: string, sessionId: string): Promise<TaskRecord> {
+    const task = await this.options.store.touchSession(taskId, principal, sessionId, this.options.clock.now());
+    if (!task) throw new TaskNotFoundError();
+    return task;
+  }
+
   /** Resolves when the task is terminal (or `until` holds), or at the timeout with its last state. */
   waitFor(taskId: string, until: (task: TaskRecord) => boolean, timeoutMs: number, signal?: AbortSignal): Promise<TaskRecord | undefined> {
     return waitForTask(this.options.store, taskId, until, { timeoutMs, signal });
@@ -118,7 +130,8 @@ export class TaskService {
     });
   }
 
-  private async createTask(ctx: CallContext, call: CallRequest): Promise<TaskRecord> {
+  /** Creates and queues a task without consulting the policy: the legacy wires decide themselves. */
+  async createTask(ctx: CallContext, call: CallRequest): Promise<TaskRecord> {
     const { store, queue, clock } = this.options;
     const now = clock.now();
     const task = await store.create({

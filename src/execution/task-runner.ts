@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { McpError, ErrorCode as SdkErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, UpstreamRpcError } from '../core/errors.js';
-import { inputAllowed } from '../core/input-responses.js';
+import { ERROR_ANSWER, inputAllowed } from '../core/input-responses.js';
 import type { ToolInvoker } from '../core/ports.js';
 import { isTerminal, type InputRequest, type TaskRecord } from '../core/task.js';
 import type { TaskStore } from '../store/task-store.js';
@@ -105,8 +105,16 @@ export class TaskRunner {
       await store.withdrawInput(task.taskId, key, this.now()).catch(() => undefined);
       throw new McpError(SdkErrorCode.RequestTimeout, 'Input request withdrawn');
     }
+    const failure = answerError(answer);
+    if (failure) throw new McpError(failure.code, failure.message, failure.data);
     return answer as Record<string, unknown>;
   }
+}
+
+/** A legacy client may answer a pushed request with a JSON-RPC error; it reaches the work as that input's failure. */
+function answerError(answer: unknown): { code: number; message: string; data?: unknown } | undefined {
+  const error = (answer as Record<string, unknown> | null)?.[ERROR_ANSWER];
+  return error && typeof error === 'object' ? (error as { code: number; message: string; data?: unknown }) : undefined;
 }
 
 /** Progress can arrive faster than the store takes writes: keep one write in flight, newest message next. */

@@ -10,7 +10,7 @@ import { writeReply } from './write-reply.js';
 
 /** Legacy-era requests (sessions, GET streams, DELETE); absent until that wire is configured. */
 export interface LegacyEndpoint {
-  handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, json: unknown): Promise<void>;
+  handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, json: unknown, principal: string): Promise<void>;
 }
 
 export interface McpEndpointOptions {
@@ -38,9 +38,16 @@ async function route(req: IncomingMessage, res: ServerResponse, options: McpEndp
     req.resume();
     return json(403, errorResponse(null, new InvalidRequestError(`Origin '${origin}' is not allowed`)));
   }
+  const principal = options.authenticate(req.headers);
+  if (principal === undefined) {
+    req.resume();
+    return json(401, errorResponse(null, new InvalidRequestError('Missing or invalid bearer token')), {
+      'www-authenticate': 'Bearer',
+    });
+  }
   if (req.method !== 'POST') {
     if (options.legacy) {
-      await options.legacy.handle(req, res, undefined, undefined);
+      await options.legacy.handle(req, res, undefined, undefined, principal);
       return undefined;
     }
     req.resume();
@@ -54,13 +61,6 @@ async function route(req: IncomingMessage, res: ServerResponse, options: McpEndp
   if (!acceptsAnswer(req.headers.accept)) {
     req.resume();
     return json(406, errorResponse(null, new InvalidRequestError('Accept must allow application/json or text/event-stream')));
-  }
-  const principal = options.authenticate(req.headers);
-  if (principal === undefined) {
-    req.resume();
-    return json(401, errorResponse(null, new InvalidRequestError('Missing or invalid bearer token')), {
-      'www-authenticate': 'Bearer',
-    });
   }
 
   let body: Buffer;
@@ -79,7 +79,7 @@ async function route(req: IncomingMessage, res: ServerResponse, options: McpEndp
 
   if (detectEra(req.headers, parsed) === 'legacy') {
     if (options.legacy) {
-      await options.legacy.handle(req, res, body, parsed);
+      await options.legacy.handle(req, res, body, parsed, principal);
       return undefined;
     }
     return json(400, errorResponse(null, new InvalidRequestError('this endpoint serves MCP 2026-07-28 only')));

@@ -1,0 +1,62 @@
+import { TASK_STATUSES } from '../core/task.js';
+import { FIELD_TABLE, type CanonicalField } from './fields.js';
+import { METHOD_TABLE } from './methods.js';
+import { CANCELLED_AS_ERROR, LEGACY_STATUS_TO_SEP2663, STATUS_TABLE, type DialectStatus } from './statuses.js';
+import { TRANSITIONS } from './transitions.js';
+
+/**
+ * docs/mapping.md, generated from the mapping tables themselves (`npm run docs:mapping`), so the
+ * docs cannot say something the adapters do not do. A test fails when the file is stale.
+ */
+export function mappingMarkdown(): string {
+  const lines: string[] = [
+    '# Status, field and method mapping',
+    '',
+    '<!-- Generated from src/mapping/ by `npm run docs:mapping`. Do not edit by hand. -->',
+    '',
+    'One task record, three wires. The canonical statuses are SEP-2663\'s; each legacy wire renders them as below.',
+    '',
+    '## Statuses',
+    '',
+    '| canonical (SEP-2663) | MCP 2025-11-25 | tasks/create dialect |',
+    '|---|---|---|',
+  ];
+  for (const status of TASK_STATUSES) {
+    const row = STATUS_TABLE[status];
+    const mcp = row.mcp20251125WhenToolError
+      ? `\`${row.mcp20251125}\` (\`${row.mcp20251125WhenToolError}\` when the result has \`isError: true\`)`
+      : `\`${row.mcp20251125}\``;
+    const dialect =
+      row.tasksCreate.notStarted === row.tasksCreate.started
+        ? `\`${row.tasksCreate.started}\``
+        : `\`${row.tasksCreate.notStarted}\` before a worker starts it, \`${row.tasksCreate.started}\` after`;
+    lines.push(`| \`${row.sep2663}\` | ${mcp} | ${dialect} |`);
+  }
+  lines.push(
+    '',
+    `A cancelled task reads as dialect \`error\` with \`error = ${JSON.stringify(CANCELLED_AS_ERROR)}\`.`,
+    '',
+    '### Old status words, and what a migrated client compares against',
+    '',
+    '| dialect status | SEP-2663 status(es) |',
+    '|---|---|',
+  );
+  for (const [old, modern] of Object.entries(LEGACY_STATUS_TO_SEP2663) as Array<[DialectStatus, readonly string[]]>) {
+    lines.push(`| \`${old}\` | ${modern.map((s) => `\`${s}\``).join(', ')} |`);
+  }
+  lines.push('', '## Legal transitions', '', '| from | to |', '|---|---|');
+  for (const status of TASK_STATUSES) {
+    const to = TRANSITIONS[status];
+    lines.push(`| \`${status}\` | ${to.length ? to.map((s) => `\`${s}\``).join(', ') : 'nothing (terminal)'} |`);
+  }
+  lines.push('', '## Fields', '', '| canonical (SEP-2663) | MCP 2025-11-25 | tasks/create dialect |', '|---|---|---|');
+  for (const field of Object.keys(FIELD_TABLE) as CanonicalField[]) {
+    const row = FIELD_TABLE[field];
+    lines.push(`| \`${row.sep2663}\` | \`${row.mcp20251125}\` | \`${row.tasksCreate}\` |`);
+  }
+  lines.push('', '## Methods', '', '| wire | old method | SEP-2663 | note |', '|---|---|---|---|');
+  for (const row of METHOD_TABLE) {
+    lines.push(`| ${row.wire} | \`${row.method}\` | ${row.sep2663 ? `\`${row.sep2663}\`` : 'none'} | ${row.note} |`);
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,17 @@
+import type { TaskService } from '../../core/task-service.js';
+import type { SessionStore } from '../../session/session-store.js';
+import type { Passthrough } from './passthrough.js';
+
+/** What the legacy adapter needs from the rest of the shim. */
+export interface LegacyDeps {
+  service: TaskService;
+  sessions: SessionStore;
+  passthrough: Passthrough;
+  upstreamUrl: string;
+  serverInfo: { name: string; version: string };
+  /** Idle sessions expire after this long. */
+  sessionIdleTtlMs: number;
+  /** How long session indexes and stream logs are kept: the longest a task can live. */
+  retentionMs: number;
+  keepAliveMs: number;
+}

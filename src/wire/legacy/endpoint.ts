@@ -1,0 +1,205 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { InvalidRequestError, MethodNotFoundError, ShimError, InternalError } from '../../core/errors.js';
+import { ERROR_ANSWER } from '../../core/input-responses.js';
+import type { SessionRecord } from '../../session/session-store.js';
+import type { LegacyEndpoint } from '../../http/mcp-endpoint.js';
+import { classify, errorResponse, resultResponse, type JsonRpcRequest, type JsonRpcResponse } from '../jsonrpc/message.js';
+import { json, type Reply } from '../reply.js';
+import { writeReply } from '../../http/write-reply.js';
+import { parsePushId } from './constants.js';
+import type { LegacyDeps } from './deps.js';
+import { initialize } from './initialize.js';
+import { rewriteToolsList } from './tools-list.js';
+import { serveGetStream, serveResultStream } from './streams.js';
+import { LegacyTaskMethods, parseParams } from './task-methods.js';
+import { z } from 'zod';
+
+const TaskIdParams = z.looseObject({ taskId: z.string().min(1).max(256) });
+
+/**
+ * The legacy wires (MCP 2025-11-25 tasks and the tasks/create dialect) on the session
+ * transport. The shim owns the client's session; everything that is not a task reaches the
+ * upstream unchanged in the upstream session it maps to.
+ */
+export class LegacyAdapter implements LegacyEndpoint {
+  private readonly methods: LegacyTaskMethods;
+
+  constructor(private readonly deps: LegacyDeps) {
+    this.methods = new LegacyTaskMethods(deps);
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, parsed: unknown, principal: string): Promise<void> {
+    const reply = await this.route(req, res, body, parsed, principal);
+    if (reply) await writeReply(res, reply);
+  }
+
+  private async route(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, parsed: unknown, principal: string): Promise<Reply | undefined> {
+    if (req.method === 'POST') {
+      let message;
+      try {
+        message = classify(parsed);
+      } catch (err) {
+        return json(400, errorResponse(null, err as ShimError));
+      }
+      if (message.kind === 'request' && message.message.method === 'initialize') {
+        return initialize(this.deps, message.message, principal, res);
+      }
+      const session = await this.session(req, principal);
+      if (!isSession(session)) return session;
+      switch (message.kind) {
+        case 'response':
+          return this.answer(req, res, session, message.message, body);
+        case 'notification':
+          this.deps.passthrough.forward(req, res, this.route_(session), body);
+          return undefined;
+        case 'request':
+          return this.request(req, res, session, message.message, body);
+      }
+    }
+    req.resume();
+    const session = await this.session(req, principal);
+    if (!isSession(session)) return session;
+    if (req.method === 'GET') return this.get(req, res, session);
+    if (req.method === 'DELETE') {
+      await this.deps.sessions.delete(session.sessionId);
+      if (session.upstreamSessionId) {
+        void fetch(this.deps.upstreamUrl, { method: 'DELETE', headers: { 'mcp-session-id': session.upstreamSessionId } }).catch(() => undefined);
+      }
+      return { kind: 'empty', status: 200 };
+    }
+    return { kind: 'empty', status: 405, headers: { allow: 'GET, POST, DELETE' } };
+  }
+
+  /** 400 without a session id, 404 for an unknown or foreign one (a session is its principal's). */
+  private async session(req: IncomingMessage, principal: string): Promise<SessionRecord | Reply> {
+    const header = req.headers['mcp-session-id'];
+    if (typeof header !== 'string' || header === '') {
+      return json(400, errorResponse(null, new InvalidRequestError('Mcp-Session-Id header is required (initialize first)')));
+    }
+    const session = await this.deps.sessions.get(header, this.deps.sessionIdleTtlMs);
+    if (!session || session.principal !== principal) {
+      return json(404, errorResponse(null, new ShimError(-32001, 'Session not found')));
+    }
+    const version = req.headers['mcp-protocol-version'];
+    if (typeof version === 'string' && version !== session.protocolVersion) {
+      return json(400, errorResponse(null, new InvalidRequestError(`MCP-Protocol-Version '${version}' does not match the session's '${session.protocolVersion}'`)));
+    }
+    return session;
+  }
+
+  private route_(session: SessionRecord): { clientSessionId: string; upstreamSessionId?: string } {
+    return { clientSessionId: session.sessionId, upstreamSessionId: session.upstreamSessionId };
+  }
+
+  /** A client's answer to a pushed input request settles that key; anything else is the upstream's. */
+  private async answer(req: IncomingMessage, res: ServerResponse, session: SessionRecord, response: JsonRpcResponse, body: Buffer | undefined): Promise<Reply | undefined> {
+    const push = parsePushId(response.id);
+    if (!push) {
+      this.deps.passthrough.forward(req, res, this.route_(session), body);
+      return undefined;
+    }
+    const answer = 'result' in response ? stripMeta(response.result) : { [ERROR_ANSWER]: response.error };
+    // Unknown, stale and duplicate answers are ignored alike: the client learns nothing from them.
+    await this.deps.service.store.answerInput(push.taskId, session.principal, { [push.key]: answer }, Date.now()).catch(() => undefined);
+    return { kind: 'empty', status: 202 };
+  }
+
+  private async request(req: IncomingMessage, res: ServerResponse, session: SessionRecord, request: JsonRpcRequest, body: Buffer | undefined): Promise<Reply | undefined> {
+    try {
+      const answer = await this.dispatch(req, res, session, request, body);
+      if (answer === FORWARDED) return undefined;
+      if ('reply' in answer) return answer.reply;
+      return json(200, resultResponse(request.id, answer.result));
+    } catch (err) {
+      return json(200, errorResponse(request.id, err instanceof ShimError ? err : new InternalError()));
+    }
+  }
+
+  private async dispatch(req: IncomingMessage, res: ServerResponse, session: SessionRecord, request: JsonRpcRequest, body: Buffer | undefined): Promise<Answer> {
+    const { params } = request;
+    const dialect = session.usesTasksCreate === true;
+    switch (request.method) {
+      case 'tools/call':
+        if (params?.task !== undefined) return { result: await this.methods.toolsCallAsTask(session, params) };
+        if (typeof params?.name === 'string' && (await this.deps.service.policyFor(params.name)).mode === 'required') {
+          throw new MethodNotFoundError('tools/call', `tool '${params.name}' requires task-augmented execution (params.task)`);
+        }
+        break;
+      case 'tools/list':
+        return { reply: await rewriteToolsList(this.deps, session, request) };
+      case 'tasks/get':
+        return { result: await this.methods.tasksGet(session, params) };
+      case 'tasks/result':
+        return { reply: await this.result(session, request) };
+      case 'tasks/list':
+        return { result: await this.methods.tasksList(session, params, dialect) };
+      case 'tasks/cancel':
+        return { result: await this.methods.tasksCancel(session, params, dialect || (await this.createdByDialect(session, params))) };
+      case 'tasks/create':
+        await this.markDialect(session);
+        return { result: await this.methods.tasksCreate(session, params) };
+      case 'tasks/status':
+        await this.markDialect(session);
+        return { result: await this.methods.tasksStatus(session, params) };
+      default:
+        break;
+    }
+    this.deps.passthrough.forward(req, res, this.route_(session), body);
+    return FORWARDED;
+  }
+
+  private async result(session: SessionRecord, request: JsonRpcRequest): Promise<Reply> {
+    const { taskId } = parseParams(TaskIdParams, request.params);
+    await this.methods.touch(session, taskId);
+    return { kind: 'stream', serve: (response) => serveResultStream(this.deps, session, response, taskId, request.id) };
+  }
+
+  private async get(req: IncomingMessage, res: ServerResponse, session: SessionRecord): Promise<Reply | undefined> {
+    const lastEventId = req.headers['last-event-id'];
+    if (typeof lastEventId === 'string' && lastEventId !== '') {
+      const log = await this.deps.sessions.eventsAfter(session.sessionId, lastEventId);
+      if (!log) {
+        // Not one of ours: the upstream's own stream (e.g. a passthrough POST) resumes there.
+        this.deps.passthrough.forward(req, res, this.route_(session));
+        return undefined;
+      }
+      const resume = { streamId: log.streamId, events: log.events };
+      const meta = log.meta;
+      return {
+        kind: 'stream',
+        serve: (response) =>
+          meta.kind === 'result'
+            ? serveResultStream(this.deps, session, response, meta.taskId, meta.requestId, resume)
+            : serveGetStream(this.deps, session, response, resume),
+      };
+    }
+    return { kind: 'stream', serve: (response) => serveGetStream(this.deps, session, response) };
+  }
+
+  /** A session that uses tasks/create gets the dialect's answers on the methods both wires share. */
+  private async markDialect(session: SessionRecord): Promise<void> {
+    if (session.usesTasksCreate) return;
+    session.usesTasksCreate = true;
+    await this.deps.sessions.update(session.sessionId, { usesTasksCreate: true });
+  }
+
+  private async createdByDialect(session: SessionRecord, params: Record<string, unknown> | undefined): Promise<boolean> {
+    const taskId = params?.taskId;
+    if (typeof taskId !== 'string') return false;
+    const task = await this.deps.service.store.get(taskId, session.principal);
+    return task?.origin === 'tasks-create';
+  }
+}
+
+/** A request the shim answered itself, or one it forwarded to the upstream (which answers it). */
+const FORWARDED = Symbol('forwarded');
+type Answer = { result: Record<string, unknown> } | { reply: Reply } | typeof FORWARDED;
+
+function isSession(value: SessionRecord | Reply): value is SessionRecord {
+  return 'sessionId' in value;
+}
+
+function stripMeta(result: Record<string, unknown>): Record<string, unknown> {
+  const { _meta: _dropped, ...rest } = result;
+  return rest;
+}

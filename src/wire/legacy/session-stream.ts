@@ -1,0 +1,77 @@
+import type { ServerResponse } from 'node:http';
+import type { SessionStore, StreamEvent, StreamMeta } from '../../session/session-store.js';
+
+/**
+ * One SSE stream of a legacy session. Every event gets a shim-assigned id and goes into the
+ * session's shared log first, so a client may resume it with `Last-Event-ID` on any replica.
+ * Writes are serialised: the log order is the wire order.
+ */
+export class SessionStream {
+  private chain: Promise<void> = Promise.resolve();
+  private ended = false;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly sessions: SessionStore,
+    readonly sessionId: string,
+    readonly streamId: string,
+  ) {
+    res.once('close', () => {
+      this.ended = true;
+    });
+  }
+
+  get closed(): boolean {
+    return this.ended || this.res.writableEnded || this.res.destroyed;
+  }
+
+  /** Sends the headers and, for a new stream, registers it and writes a priming event. */
+  async open(meta: StreamMeta | undefined, retentionMs: number, extraHeaders: Record<string, string> = {}): Promise<void> {
+    this.res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache, no-transform',
+      'x-accel-buffering': 'no',
+      connection: 'keep-alive',
+      ...extraHeaders,
+    });
+    if (meta) {
+      await this.sessions.openStream(this.sessionId, this.streamId, meta, retentionMs);
+      await this.write('');
+    }
+  }
+
+  /** Logs then writes one JSON-RPC message. */
+  send(message: Record<string, unknown>): Promise<void> {
+    return this.write(JSON.stringify(message));
+  }
+
+  /** Writes events already in the log (a resumption), without logging them again. */
+  replay(events: readonly StreamEvent[]): void {
+    for (const event of events) this.raw(event.eventId, event.data);
+  }
+
+  comment(text: string): void {
+    if (!this.closed) this.res.write(`: ${text}\n\n`);
+  }
+
+  /** Ends the stream after everything queued before this call is written. */
+  async end(): Promise<void> {
+    await this.chain;
+    if (!this.res.writableEnded) this.res.end();
+  }
+
+  private write(data: string): Promise<void> {
+    const next = this.chain.then(async () => {
+      if (this.closed) return;
+      const eventId = await this.sessions.appendEvent(this.sessionId, this.streamId, data);
+      this.raw(eventId, data);
+    });
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  private raw(eventId: string, data: string): void {
+    if (this.closed) return;
+    this.res.write(`id: ${eventId}\ndata: ${data}\n\n`);
+  }
+}

@@ -1,0 +1,104 @@
+import type { ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import type { TaskRecord } from '../../core/task.js';
+import type { SessionRecord, StreamEvent } from '../../session/session-store.js';
+import type { JsonRpcId } from '../jsonrpc/message.js';
+import type { LegacyDeps } from './deps.js';
+import { PushFeed } from './push-feed.js';
+import { renderTaskResult } from './render.js';
+import { SessionStream } from './session-stream.js';
+import { relayUpstreamStream } from './upstream-relay.js';
+
+/** How long a tasks/result stream's claim lives without renewal (a replica that died releases it this way). */
+const RESULT_HOLD_MS = 30_000;
+
+/** A stream resumed with `Last-Event-ID`: its id and the logged events the client missed. */
+export interface Resumption {
+  streamId: string;
+  events: readonly StreamEvent[];
+}
+
+function newStreamId(prefix: 'g' | 'r'): string {
+  // Stream ids end up inside event ids `<streamId>_<seq>`: no underscore here.
+  return `${prefix}${randomBytes(9).toString('hex')}`;
+}
+
+/**
+ * The standalone GET stream: the shim's pushes for this session's tasks, and the upstream's own
+ * GET stream for this session, merged under the shim's event ids.
+ */
+export async function serveGetStream(
+  deps: LegacyDeps,
+  session: SessionRecord,
+  res: ServerResponse,
+  resume?: Resumption,
+): Promise<void> {
+  const stream = new SessionStream(res, deps.sessions, session.sessionId, resume?.streamId ?? newStreamId('g'));
+  await stream.open(resume ? undefined : { kind: 'get' }, deps.retentionMs);
+  if (resume) stream.replay(resume.events);
+  const feed = new PushFeed({
+    tasks: deps.service.store,
+    sessions: deps.sessions,
+    session,
+    stream,
+    scope: { kind: 'get' },
+    statusNotifications: !session.usesTasksCreate,
+  });
+  const stopRelay = relayUpstreamStream(deps.upstreamUrl, session.upstreamSessionId, stream);
+  const keepAlive = setInterval(() => stream.comment('keep-alive'), deps.keepAliveMs);
+  res.once('close', () => {
+    clearInterval(keepAlive);
+    feed.stop();
+    stopRelay();
+  });
+  await feed.start();
+}
+
+/**
+ * `tasks/result` (2025-11-25 §6, our rule: always SSE): the task's side-channel requests and
+ * status notifications travel here while it runs; the original result or error ends it.
+ */
+export async function serveResultStream(
+  deps: LegacyDeps,
+  session: SessionRecord,
+  res: ServerResponse,
+  taskId: string,
+  requestId: JsonRpcId,
+  resume?: Resumption,
+): Promise<void> {
+  const stream = new SessionStream(res, deps.sessions, session.sessionId, resume?.streamId ?? newStreamId('r'));
+  await stream.open(resume ? undefined : { kind: 'result', taskId, requestId: requestId as string | number }, deps.retentionMs);
+  if (resume) stream.replay(resume.events);
+  await deps.sessions.holdResultStream(taskId, stream.streamId, RESULT_HOLD_MS);
+  const renew = setInterval(() => {
+    void deps.sessions.holdResultStream(taskId, stream.streamId, RESULT_HOLD_MS).catch(() => undefined);
+  }, RESULT_HOLD_MS / 3);
+  const keepAlive = setInterval(() => stream.comment('keep-alive'), deps.keepAliveMs);
+  let finished = false;
+  const cleanup = (): void => {
+    clearInterval(renew);
+    clearInterval(keepAlive);
+    feed.stop();
+    void deps.sessions.releaseResultStream(taskId, stream.streamId).catch(() => undefined);
+  };
+  const onTerminal = (task: TaskRecord): void => {
+    if (finished) return;
+    finished = true;
+    const answer = renderTaskResult(task);
+    void stream
+      .send({ jsonrpc: '2.0', id: requestId, ...answer })
+      .then(() => stream.end())
+      .finally(cleanup);
+  };
+  const feed = new PushFeed({
+    tasks: deps.service.store,
+    sessions: deps.sessions,
+    session,
+    stream,
+    scope: { kind: 'result', taskId },
+    statusNotifications: !session.usesTasksCreate,
+    onTerminal,
+  });
+  res.once('close', cleanup);
+  await feed.start();
+}
