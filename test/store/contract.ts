@@ -15,8 +15,6 @@ import type { TaskChange, TaskStore } from '../../src/store/task-store.js';
 export interface StoreBackend {
   /** A store over this backend's data: a new replica where the backend is shared, else the one store. */
   open(): TaskStore;
-  /** Resolves once `store` receives changes made through every store of this backend. */
-  subscribed(store: TaskStore): Promise<void>;
   /** How many entries the backend still holds for tasks, to prove that expiry leaves nothing behind. */
   residue(): Promise<number>;
 }
@@ -76,7 +74,7 @@ export function describeTaskStoreContract(name: string, backendFor: () => StoreB
     async function recordChanges(on: TaskStore): Promise<TaskChange[]> {
       const changes: TaskChange[] = [];
       on.subscribe((change) => changes.push(change));
-      await backend.subscribed(on);
+      await on.subscriptionReady();
       return changes;
     }
 
@@ -501,7 +499,7 @@ export function describeTaskStoreContract(name: string, backendFor: () => StoreB
         const seenInsideCall: boolean[] = [];
         let insideCall = false;
         store.subscribe(() => seenInsideCall.push(insideCall));
-        await backend.subscribed(store);
+        await store.subscriptionReady();
         const { taskId } = await store.create(newTask());
         insideCall = true;
         const finishing = store.finish(taskId, { status: 'completed', result: RESULT }, Date.now());
@@ -527,6 +525,121 @@ export function describeTaskStoreContract(name: string, backendFor: () => StoreB
         await vi.waitFor(() => expect(kept.at(-1)?.taskId).toBe(marker.taskId), WAIT);
         expect(kept.map((change) => change.taskId)).toEqual([terminal.taskId, terminal.taskId, marker.taskId]);
         expect(dropped).toEqual([]);
+      });
+    });
+
+    describe('sessions', () => {
+      /** Waits until `changes` ends with a change of a fresh marker task: every change before it has arrived. */
+      async function settle(changes: TaskChange[]): Promise<void> {
+        const writer = replica();
+        const marker = await writer.create(newTask());
+        await writer.markStarted(marker.taskId, Date.now());
+        await vi.waitFor(() => expect(changes.at(-1)?.taskId).toBe(marker.taskId), WAIT);
+      }
+
+      it('resolves subscriptionReady, and again when asked twice', async () => {
+        store.subscribe(() => {});
+        await expect(store.subscriptionReady()).resolves.toBeUndefined();
+        await expect(store.subscriptionReady()).resolves.toBeUndefined();
+      });
+
+      it("carries the task's session in every change, and no session for a task without one", async () => {
+        const changes = await recordChanges(store);
+        const writer = replica();
+        const bound = await writer.create(newTask({ sessionId: 'session-1' }));
+        const unbound = await writer.create(newTask({ sessionId: undefined }));
+        for (const { taskId } of [bound, unbound]) {
+          await writer.markStarted(taskId, Date.now());
+          await writer.requestInput(taskId, 'q1', ASK, Date.now());
+          await writer.setStatusMessage(taskId, 'waiting', Date.now());
+          await writer.answerInput(taskId, ALICE, { q1: 'yes' }, Date.now());
+          await writer.requestInput(taskId, 'q2', ASK, Date.now());
+          await writer.withdrawInput(taskId, 'q2', Date.now());
+          await writer.finish(taskId, { status: 'completed', result: RESULT }, Date.now());
+        }
+        const cancelled = await writer.create(newTask({ sessionId: 'session-2' }));
+        await writer.cancel(cancelled.taskId, ALICE, 'stop', Date.now());
+        await vi.waitFor(() => expect(changes).toHaveLength(15), WAIT);
+        const of = (taskId: string): TaskChange[] => changes.filter((change) => change.taskId === taskId);
+        expect(of(bound.taskId)).toHaveLength(7);
+        expect(of(bound.taskId).every((change) => change.sessionId === 'session-1')).toBe(true);
+        expect(of(unbound.taskId)).toHaveLength(7);
+        for (const change of of(unbound.taskId)) expect(change).not.toHaveProperty('sessionId');
+        expect(of(cancelled.taskId)).toEqual([
+          { taskId: cancelled.taskId, status: 'cancelled', lastUpdatedAt: expect.any(Number), sessionId: 'session-2' },
+        ]);
+      });
+
+      it('binds a task to a session without touching lastUpdatedAt, and announces the new session', async () => {
+        const changes = await recordChanges(store);
+        const created = await store.create(newTask({ sessionId: 'session-1' }));
+        const touched = await replica().touchSession(created.taskId, ALICE, 'session-2', created.createdAt + 1_000);
+        expect(touched).toEqual({ ...created, sessionId: 'session-2' });
+        expect(await replica().get(created.taskId, ALICE)).toEqual(touched);
+        await vi.waitFor(() => expect(changes).toHaveLength(1), WAIT);
+        expect(changes[0]).toEqual({
+          taskId: created.taskId,
+          status: 'working',
+          lastUpdatedAt: created.lastUpdatedAt,
+          sessionId: 'session-2',
+        });
+        // Later changes carry the new session.
+        await store.setStatusMessage(created.taskId, 'step 2', Date.now());
+        await vi.waitFor(() => expect(changes).toHaveLength(2), WAIT);
+        expect(changes[1]).toMatchObject({ taskId: created.taskId, sessionId: 'session-2' });
+      });
+
+      it('binds a task that had no session yet', async () => {
+        const created = await store.create(newTask({ sessionId: undefined }));
+        expect(await store.touchSession(created.taskId, ALICE, 'session-1', Date.now())).toEqual({
+          ...created,
+          sessionId: 'session-1',
+        });
+      });
+
+      it.each(TASK_STATUSES.filter(isTerminal))('binds a %s task too, which stays as it was otherwise', async (terminal) => {
+        const before = await taskIn(terminal);
+        const changes = await recordChanges(store);
+        const touched = await replica().touchSession(before.taskId, ALICE, 'session-9', Date.now());
+        expect(touched).toEqual({ ...before, sessionId: 'session-9' });
+        expect(await store.load(before.taskId)).toEqual(touched);
+        await settle(changes);
+        expect(changes.filter((change) => change.taskId === before.taskId)).toEqual([
+          { taskId: before.taskId, status: terminal, lastUpdatedAt: before.lastUpdatedAt, sessionId: 'session-9' },
+        ]);
+      });
+
+      it('announces nothing when the session does not change', async () => {
+        const created = await store.create(newTask({ sessionId: 'session-1' }));
+        const changes = await recordChanges(store);
+        expect(await replica().touchSession(created.taskId, ALICE, 'session-1', Date.now())).toEqual(created);
+        await replica().touchSession(created.taskId, ALICE, 'session-2', Date.now());
+        await replica().touchSession(created.taskId, ALICE, 'session-2', Date.now());
+        await settle(changes);
+        expect(changes.filter((change) => change.taskId === created.taskId).map((change) => change.sessionId)).toEqual([
+          'session-2',
+        ]);
+      });
+
+      it('reads a foreign, unknown or expired task as undefined, changing and announcing nothing', async () => {
+        const created = await store.create(newTask({ sessionId: 'session-1' }));
+        const changes = await recordChanges(store);
+        const other = replica();
+        expect(await other.touchSession(created.taskId, MALLORY, 'session-m', Date.now())).toBeUndefined();
+        expect(await other.touchSession(newTaskId(), ALICE, 'session-2', Date.now())).toBeUndefined();
+        const deadline = created.createdAt + created.ttlMs;
+        expect(await other.touchSession(created.taskId, ALICE, 'session-2', deadline)).toBeUndefined();
+        expect(await store.load(created.taskId)).toEqual(created);
+        await settle(changes);
+        expect(changes.filter((change) => change.taskId === created.taskId)).toEqual([]);
+        expect(await store.load(newTaskId())).toBeUndefined();
+      });
+
+      it('keeps the expiry of a task it binds', async () => {
+        const { taskId } = await store.create(newTask({ ttlMs: 300 }));
+        await store.touchSession(taskId, ALICE, 'session-1', Date.now());
+        await vi.waitFor(async () => expect(await store.load(taskId)).toBeUndefined(), WAIT);
+        await vi.waitFor(async () => expect(await backend.residue()).toBe(0), WAIT);
       });
     });
   });

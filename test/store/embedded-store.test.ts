@@ -6,7 +6,6 @@ describeTaskStoreContract('EmbeddedTaskStore', () => {
   const store = new EmbeddedTaskStore();
   return {
     open: () => store,
-    subscribed: async () => {},
     residue: async () => store.size,
   };
 });

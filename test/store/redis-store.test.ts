@@ -54,7 +54,6 @@ describeTaskStoreContract('RedisTaskStore', () => {
   const prefix = `mts-contract-${++prefixes}`;
   return {
     open: () => new RedisTaskStore({ url: server.url, prefix }),
-    subscribed: (store) => (store as RedisTaskStore).subscriptionReady(),
     residue: async () => (await keysUnder(admin, prefix)).length,
   };
 });

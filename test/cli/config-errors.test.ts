@@ -1,0 +1,151 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const EXIT_TIMEOUT_MS = 15_000;
+const UPSTREAM = 'http://127.0.0.1:9/mcp';
+const dir = mkdtempSync(join(tmpdir(), 'mts-cli-'));
+
+function file(name: string, content: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI to its exit, bounded; a process still running at the bound is killed and fails the test. */
+function runCli(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('SHIM_') && !['PORT', 'HOST', 'UPSTREAM_URL', 'REDIS_URL'].includes(name)),
+  );
+  const child = spawn(process.execPath, ['bin/mcp-tasks-shim.js', ...args], {
+    cwd: ROOT,
+    env: { ...inherited, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`mcp-tasks-shim ${args.join(' ')} still running after ${EXIT_TIMEOUT_MS} ms; stdout: ${stdout}; stderr: ${stderr}`));
+    }, EXIT_TIMEOUT_MS);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+async function expectConfigError(args: string[], env: Record<string, string>, message: RegExp): Promise<void> {
+  const run = await runCli(args, env);
+  expect(run.code, run.stderr).toBe(2);
+  expect(run.stderr).toMatch(message);
+  expect(run.stderr).not.toMatch(/\n\s+at /); // a message, not a stack trace
+  expect(run.stdout).not.toMatch(/listening on/);
+}
+
+describe('mcp-tasks-shim CLI configuration errors exit 2 with a clear message', () => {
+  it('--port abc', async () => {
+    await expectConfigError(['serve', '--upstream', UPSTREAM, '--port', 'abc'], {}, /--port: expected a whole number, got "abc"/);
+  });
+
+  it('--port out of range', async () => {
+    await expectConfigError(['serve', '--upstream', UPSTREAM, '--port', '70000'], {}, /port/);
+  });
+
+  it('PORT=abc in the environment', async () => {
+    await expectConfigError(['serve', '--upstream', UPSTREAM], { PORT: 'abc' }, /PORT: expected a whole number/);
+  });
+
+  it('REDIS_URL=http://x', async () => {
+    await expectConfigError(['serve', '--upstream', UPSTREAM], { REDIS_URL: 'http://x' }, /redisUrl: must be a redis:\/\/ or rediss:\/\/ URL/);
+  });
+
+  it('--redis with a non-Redis URL', async () => {
+    await expectConfigError(['serve', '--upstream', UPSTREAM, '--redis', 'localhost:6379'], {}, /redisUrl/);
+  });
+
+  it('an upstream that is not an http(s) URL', async () => {
+    await expectConfigError(['serve', '--upstream', 'ftp://example.com/mcp'], {}, /upstreamUrl: must be an http:\/\/ or https:\/\/ URL/);
+  });
+
+  it('serve without an upstream', async () => {
+    await expectConfigError(['serve'], {}, /serve needs --upstream/);
+  });
+
+  it('an unknown option', async () => {
+    await expectConfigError(['serve', '--upstream', UPSTREAM, '--bogus'], {}, /bogus/);
+  });
+
+  it('an unknown command', async () => {
+    await expectConfigError(['launch'], {}, /unknown command 'launch'/);
+  });
+
+  it('a policy file that does not exist', async () => {
+    const missing = join(dir, 'missing.json');
+    await expectConfigError(['serve', '--upstream', UPSTREAM, '--policy', missing], {}, /policy file .*missing\.json: cannot read \(ENOENT\)/);
+  });
+
+  it('a policy file that is not JSON', async () => {
+    const path = file('broken.json', '{"tools": {');
+    await expectConfigError(['serve', '--upstream', UPSTREAM, '--policy', path], {}, /policy file .*broken\.json: not JSON/);
+  });
+
+  it('a policy file with an unknown policy', async () => {
+    const path = file('unknown-policy.json', JSON.stringify({ tools: { greet: 'sometimes' } }));
+    await expectConfigError(['serve', '--upstream', UPSTREAM, '--policy', path], {}, /policy file .*unknown-policy\.json: tools\.greet/);
+  });
+
+  it('a policy file with an unknown default', async () => {
+    const path = file('unknown-default.json', JSON.stringify({ default: 'never', tools: {} }));
+    await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_POLICY_FILE: path }, /policy file .*unknown-default\.json: default/);
+  });
+
+  it('a TTL below the 1000 ms minimum', async () => {
+    await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_DEFAULT_TTL_MS: '500' }, /defaultTtlMs/);
+  });
+
+  it('a body limit that is not a number', async () => {
+    await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_MAX_BODY_BYTES: '1MB' }, /SHIM_MAX_BODY_BYTES: expected a whole number/);
+  });
+
+  it('several problems are all reported at once', async () => {
+    const run = await runCli(['serve', '--upstream', UPSTREAM, '--port', 'abc'], { REDIS_URL: 'http://x' });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--port/);
+    expect(run.stderr).toMatch(/redisUrl/);
+  });
+
+  it('a tokens file with a token shorter than 16 characters', async () => {
+    const path = file('short-tokens.json', JSON.stringify({ short: 'alice' }));
+    await expectConfigError(['serve', '--upstream', UPSTREAM, '--tokens', path], {}, /tokens file .*short-tokens\.json: .*at least 16 characters/);
+  });
+
+  it('a tokens file that is missing', async () => {
+    await expectConfigError(['serve', '--upstream', UPSTREAM, '--tokens', join(dir, 'no-tokens.json')], {}, /tokens file .*no-tokens\.json/);
+  });
+
+  it('--help prints the usage and exits 0', async () => {
+    const run = await runCli(['serve', '--help']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/Usage:/);
+  });
+
+  it('no command prints the usage and exits 2', async () => {
+    const run = await runCli([]);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toMatch(/Usage:/);
+  });
+});

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { useStack, type StoreKind } from '../../support/e2e-stack.js';
+import { Sep2663Client, textOf } from '../../support/sep2663-client.js';
+
+const STORES: StoreKind[] = ['redis', 'embedded'];
+const stack = useStack({ stores: STORES });
+
+const DETAIL_FIELDS = ['result', 'error', 'inputRequests'];
+
+describe.each(STORES)('tasks/get (%s store)', (store) => {
+  const client = (): Sep2663Client => new Sep2663Client(stack.shim(store).url);
+
+  it('a completed task inlines the CallToolResult (with resultType complete) and the answer itself is resultType complete', async () => {
+    const c = client();
+    const created = await c.createTask('slow_compute', { seconds: 2, label: 'answer' });
+    const task = await c.waitForStatus(created.taskId, 'completed');
+    expect(task.resultType).toBe('complete');
+    expect(task.taskId).toBe(created.taskId);
+    expect(task.createdAt).toBe(created.createdAt);
+    expect(Date.parse(task.lastUpdatedAt)).toBeGreaterThan(Date.parse(task.createdAt));
+    expect(task.ttlMs).toBe(created.ttlMs);
+    expect(Number.isInteger(task.pollIntervalMs)).toBe(true);
+    expect(task.result.resultType).toBe('complete');
+    expect(textOf(task.result)).toBe('Computed answer after 2s');
+    expect(task).not.toHaveProperty('error');
+    expect(task).not.toHaveProperty('inputRequests');
+    expect(task.result._meta?.['io.modelcontextprotocol/related-task']).toBeUndefined();
+  });
+
+  it('is a pure read: two reads of a terminal task are identical', async () => {
+    const c = client();
+    const created = await c.createTask('slow_compute', { seconds: 1.5 });
+    const first = await c.waitForStatus(created.taskId, 'completed');
+    const second = await c.result('tasks/get', { taskId: created.taskId });
+    expect(stripMeta(second)).toEqual(stripMeta(first));
+  });
+
+  it('a working task carries none of the detailed fields', async () => {
+    const c = client();
+    const created = await c.createTask('slow_compute', { seconds: 10 });
+    const task = await c.result('tasks/get', { taskId: created.taskId });
+    expect(task.status).toBe('working');
+    for (const field of DETAIL_FIELDS) expect(task).not.toHaveProperty(field);
+    await c.cancelTask(created.taskId);
+  });
+
+  it('a tool result with isError (failing_job) ends completed, not failed', async () => {
+    const c = client();
+    const created = await c.createTask('failing_job');
+    const task = await c.waitForStatus(created.taskId, ['completed', 'failed']);
+    expect(task.status).toBe('completed');
+    expect(task.result.isError).toBe(true);
+    expect(textOf(task.result)).toBe('Job failed: simulated failure');
+    expect(task).not.toHaveProperty('error');
+  });
+
+  it('a JSON-RPC error from the upstream (protocol_error_job) ends failed with the error object and a statusMessage', async () => {
+    const c = client();
+    const created = await c.createTask('protocol_error_job');
+    const task = await c.waitForStatus(created.taskId, ['completed', 'failed']);
+    expect(task.status).toBe('failed');
+    expect(task.resultType).toBe('complete');
+    expect(task.error.code).toBe(-32603);
+    // The upstream's own message (its SDK prefixes "MCP error -32603: "), carried unchanged.
+    expect(task.error.message).toMatch(/Simulated protocol error$/);
+    expect(typeof task.statusMessage).toBe('string');
+    expect(task.statusMessage.length).toBeGreaterThan(0);
+    expect(task).not.toHaveProperty('result');
+  });
+
+  it('progress of run_ci_pipeline shows in statusMessage as "Running tests (n/342)", then the task completes', async () => {
+    const c = client();
+    const created = await c.createTask('run_ci_pipeline', { commit: 'abc123', stepMs: 10 });
+    const running = await c.waitForTask(created.taskId, (t) => /^Running tests \(\d+\/342\)$/.test(t.statusMessage ?? ''), { intervalMs: 20 });
+    expect(running.status).toBe('working');
+    const done = await c.waitForStatus(created.taskId, 'completed', { timeoutMs: 20_000 });
+    expect(textOf(done.result)).toBe('Pipeline passed for abc123: 342 tests');
+  });
+});
+
+function stripMeta(result: Record<string, unknown>): Record<string, unknown> {
+  const { _meta: _dropped, ...rest } = result;
+  return rest;
+}
