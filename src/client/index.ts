@@ -1,0 +1,24 @@
+/**
+ * The client helper: call tools that may become SEP-2663 tasks on the MCP 2026-07-28 wire.
+ * Named exports only; everything else in this folder is internal.
+ */
+export { TasksClient } from './tasks-client.js';
+export { MemoryTaskIdStore } from './memory-task-id-store.js';
+export { FileTaskIdStore, CorruptTaskIdStoreError } from './file-task-id-store.js';
+export { McpRequestError, McpHttpError, TaskFailedError, TaskCancelledError } from './errors.js';
+export { InvalidAnswerError } from './shapes.js';
+export { NoInputHandlerError } from './input-answers.js';
+export type {
+  CallToolOptions,
+  CallToolResult,
+  HeadersOption,
+  InputRequestHandler,
+  TaskError,
+  TaskIdEntry,
+  TaskIdStore,
+  TaskInputRequest,
+  TaskSnapshot,
+  TaskStatus,
+  TaskStatusUpdate,
+  TasksClientOptions,
+} from './types.js';
