@@ -236,7 +236,8 @@ export function describeSessionStoreContract(
         // Seven entries share each millisecond; ids are random, so ties are ordered by id alone.
         const entries = Array.from({ length: 250 }, (_, i) => ({ taskId: newTaskId(), createdAt: base - Math.floor(i / 7) }));
         const shuffled = [...entries].sort(() => Math.random() - 0.5);
-        await Promise.all(shuffled.map((entry, i) => (i % 2 ? store : replica()).addTask(sessionId, entry, MINUTE)));
+        const other = replica();
+        await Promise.all(shuffled.map((entry, i) => (i % 2 ? store : other).addTask(sessionId, entry, MINUTE)));
         const pages: TaskPageEntry[][] = [];
         let after: TaskPageEntry | undefined;
         for (;;) {
@@ -347,8 +348,9 @@ export function describeSessionStoreContract(
       it('gives unique ids to events appended concurrently from several replicas', async () => {
         const { sessionId } = await session();
         await store.openStream(sessionId, 'g1', GET, MINUTE);
+        const others = [replica(), replica()];
         const ids = await Promise.all(
-          Array.from({ length: 40 }, (_, i) => (i % 3 ? replica() : store).appendEvent(sessionId, 'g1', `e${i}`)),
+          Array.from({ length: 40 }, (_, i) => (others[i % 3] ?? store).appendEvent(sessionId, 'g1', `e${i}`)),
         );
         expect(new Set(ids).size).toBe(40);
         const first = await store.appendEvent(sessionId, 'g1', 'last');
@@ -475,11 +477,11 @@ export function describeSessionStoreContract(
 
       it('keeps a stream that is in use: every append renews its retention', async () => {
         const { sessionId } = await session();
-        await store.openStream(sessionId, 'g1', GET, 800);
+        await store.openStream(sessionId, 'g1', GET, 1_000);
         const first = await store.appendEvent(sessionId, 'g1', '');
-        await sleep(500);
+        await sleep(600);
         const second = await store.appendEvent(sessionId, 'g1', 'x');
-        await sleep(500); // past the opening deadline, well within the renewed one
+        await sleep(600); // past the opening deadline, well within the renewed one
         expect((await store.eventsAfter(sessionId, first))?.events).toEqual([{ eventId: second, data: 'x' }]);
       });
 
@@ -524,10 +526,10 @@ export function describeSessionStoreContract(
 
       it('renews a mark by holding it again', async () => {
         const taskId = newTaskId();
-        await store.holdResultStream(taskId, 'a', 400);
-        await sleep(250);
-        await store.holdResultStream(taskId, 'a', 400);
-        await sleep(250); // past the first deadline
+        await store.holdResultStream(taskId, 'a', 1_000);
+        await sleep(600);
+        await store.holdResultStream(taskId, 'a', 1_000);
+        await sleep(600); // past the first deadline, well within the renewed one
         expect(await replica().hasResultStream(taskId)).toBe(true);
         await vi.waitFor(async () => expect(await store.hasResultStream(taskId)).toBe(false), WAIT);
       });

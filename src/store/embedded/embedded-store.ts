@@ -150,8 +150,29 @@ export class EmbeddedTaskStore implements TaskStore {
     return { changed: true, task: structuredClone(record) };
   }
 
+  async touchSession(
+    taskId: string,
+    principal: string,
+    sessionId: string,
+    now: number,
+  ): Promise<TaskRecord | undefined> {
+    const record = this.live(taskId, now)?.record;
+    if (record?.principal !== principal) return undefined;
+    // Not a status or content change: terminal tasks take it too, and lastUpdatedAt stays.
+    if (record.sessionId !== sessionId) {
+      record.sessionId = sessionId;
+      this.publish(record);
+    }
+    return structuredClone(record);
+  }
+
   subscribe(listener: (change: TaskChange) => void): Unsubscribe {
     return this.listeners.add(listener);
+  }
+
+  /** Nothing to wait for: listeners of this process see every change from the moment they subscribe. */
+  subscriptionReady(): Promise<void> {
+    return Promise.resolve();
   }
 
   async ping(): Promise<boolean> {
@@ -179,7 +200,13 @@ export class EmbeddedTaskStore implements TaskStore {
     record.status = status;
     // Strictly increasing even for two changes within one millisecond, so it orders and dedupes changes.
     record.lastUpdatedAt = Math.max(now, record.lastUpdatedAt + 1);
-    const change: TaskChange = { taskId: record.taskId, status, lastUpdatedAt: record.lastUpdatedAt };
+    this.publish(record);
+  }
+
+  /** Announces the record's current state, after the calling operation has returned. */
+  private publish(record: TaskRecord): void {
+    const change: TaskChange = { taskId: record.taskId, status: record.status, lastUpdatedAt: record.lastUpdatedAt };
+    if (record.sessionId !== undefined) change.sessionId = record.sessionId;
     queueMicrotask(() => this.listeners.emit(change));
   }
 }

@@ -1,5 +1,5 @@
-import { Redis, ReplyError } from 'ioredis';
-import { InternalError, UnavailableError } from '../../core/errors.js';
+import type { Redis } from 'ioredis';
+import { InternalError } from '../../core/errors.js';
 import { isExpired, type InputRequest, type NewTask, type TaskRecord, type TaskStatus } from '../../core/task.js';
 import { initialRecord } from '../initial-record.js';
 import { ListenerSet } from '../listeners.js';
@@ -14,20 +14,14 @@ import type {
 import { sourcesOf } from '../../mapping/transitions.js';
 import { CANCEL_FROM, LIVE_STATUSES, REQUEST_INPUT_FROM, RESUME_FROM } from '../transition-rules.js';
 import { decodeFlatTask, decodeTask, encodeAnswer, encodeOutcome, encodeTask } from './codec.js';
+import { callRedis, disconnect, openRedis, pingRedis, type RedisClientOptions } from './connection.js';
 import { checkPrefix, DEFAULT_PREFIX, eventsChannel, taskKey } from './keys.js';
 import { defineTaskScripts, type Operation, type RunScript } from './scripts.js';
 
-export interface RedisTaskStoreOptions {
-  /** Used when `redis` is not given; the store then owns (and on close quits) that connection. */
-  url?: string;
-  /** A client the caller owns: the store defines its scripts on it but never quits it. */
-  redis?: Redis;
+export interface RedisTaskStoreOptions extends RedisClientOptions {
   /** Prefix of every key and of the events channel; default `mts`. */
   prefix?: string;
 }
-
-/** A health check must answer quickly even while ioredis holds commands back during a reconnect. */
-const PING_TIMEOUT_MS = 1_000;
 
 function statusList(statuses: readonly TaskStatus[]): string {
   return statuses.join(',');
@@ -52,11 +46,9 @@ export class RedisTaskStore implements TaskStore {
   constructor(options: RedisTaskStoreOptions = {}) {
     // Checked before connecting, so that a bad prefix leaves no connection behind.
     this.prefix = checkPrefix(options.prefix ?? DEFAULT_PREFIX);
-    this.ownsClient = options.redis === undefined;
-    this.redis = options.redis ?? new Redis(options.url ?? 'redis://127.0.0.1:6379');
-    // Connection trouble reaches callers as UnavailableError and through ping(); without a
-    // listener ioredis would also print every failed reconnect attempt.
-    if (this.ownsClient) this.redis.on('error', () => {});
+    const { redis, owned } = openRedis(options);
+    this.redis = redis;
+    this.ownsClient = owned;
     this.channel = eventsChannel(this.prefix);
     this.scripts = defineTaskScripts(this.redis);
   }
@@ -134,6 +126,16 @@ export class RedisTaskStore implements TaskStore {
     return { changed: changed === 1, task: decodeFlatTask(hash)! };
   }
 
+  async touchSession(
+    taskId: string,
+    principal: string,
+    sessionId: string,
+    now: number,
+  ): Promise<TaskRecord | undefined> {
+    const reply = await this.run('touch-session', taskId, now, [principal, sessionId]);
+    return reply === null ? undefined : decodeFlatTask(reply as string[]);
+  }
+
   subscribe(listener: (change: TaskChange) => void): Unsubscribe {
     const unsubscribe = this.listeners.add(listener);
     this.listen().catch(() => {}); // only rejects once closed, when no change can arrive anyway
@@ -148,20 +150,8 @@ export class RedisTaskStore implements TaskStore {
     return this.listen();
   }
 
-  async ping(): Promise<boolean> {
-    const status = this.redis.status;
-    if (status === 'reconnecting' || status === 'close' || status === 'end') return false;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<string>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), PING_TIMEOUT_MS);
-    });
-    try {
-      return (await Promise.race([this.redis.ping(), timeout])) === 'PONG';
-    } catch {
-      return false;
-    } finally {
-      clearTimeout(timer);
-    }
+  ping(): Promise<boolean> {
+    return pingRedis(this.redis);
   }
 
   async close(): Promise<void> {
@@ -205,22 +195,7 @@ export class RedisTaskStore implements TaskStore {
     return this.call(() => this.scripts[operation](key, [this.channel, taskId, String(now), ...args]));
   }
 
-  /** Redis errors are bugs; anything else means Redis could not be reached, which a client may retry. */
-  private async call<T>(command: () => Promise<T>): Promise<T> {
-    try {
-      return await command();
-    } catch (error) {
-      if (error instanceof ReplyError) throw error;
-      const unavailable = new UnavailableError('Task store');
-      unavailable.cause = error;
-      throw unavailable;
-    }
+  private call<T>(command: () => Promise<T>): Promise<T> {
+    return callRedis('Task store', command);
   }
-}
-
-/** QUIT waits for queued commands, which never run while Redis is down; then only disconnect ends it. */
-async function disconnect(client: Redis): Promise<void> {
-  if (client.status === 'end') return;
-  if (client.status !== 'ready') return client.disconnect();
-  await client.quit().catch(() => client.disconnect());
 }

@@ -10,28 +10,59 @@ const OPERATIONS = [
   'withdraw-input',
   'finish',
   'cancel',
+  'touch-session',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
 /** Runs one operation's script on one task's hash; `args` follow the common ARGV header (see common.lua). */
 export type RunScript = (key: string, args: readonly string[]) => Promise<unknown>;
 
-function readLua(name: string): string {
-  return readFileSync(new URL(`./lua/${name}.lua`, import.meta.url), 'utf8');
+/** Runs a script on any number of keys (all of one hash tag, so that a Redis Cluster can run it). */
+export type RunKeysScript = (keys: readonly string[], args: readonly string[]) => Promise<unknown>;
+
+export interface ScriptSet<Name extends string> {
+  /** The folder holding `<name>.lua` for each name, and `common.lua` when `common` is set. */
+  dir: URL;
+  names: readonly Name[];
+  /** Prefix of the command names ioredis defines; namespaced, as they live on a client the caller may share. */
+  namespace: string;
+  /** Prepend `common.lua` to every script. */
+  common?: boolean;
+  /** Scripts that never write, sent as EVALSHA_RO so that a replica may serve them. */
+  readOnly?: readonly Name[];
+}
+
+function readLua(dir: URL, name: string): string {
+  return readFileSync(new URL(`${name}.lua`, dir), 'utf8');
 }
 
 /**
- * Defines every task script on `redis` (EVALSHA, falling back to EVAL after a restart flushed
- * the script cache) and returns a runner per operation.
+ * Defines every script of a set on `redis` (EVALSHA, falling back to EVAL after a restart
+ * flushed the script cache) and returns a runner per script.
  */
-export function defineTaskScripts(redis: Redis): Record<Operation, RunScript> {
-  const common = readLua('common');
-  const commands = redis as unknown as Record<string, (key: string, ...args: string[]) => Promise<unknown>>;
-  const entries = OPERATIONS.map((operation): [Operation, RunScript] => {
-    // Namespaced, as the commands live on a client the caller may share.
-    const command = `mtsTask_${operation.replaceAll('-', '_')}`;
-    redis.defineCommand(command, { numberOfKeys: 1, lua: common + readLua(operation) });
-    return [operation, (key, args) => commands[command]!.call(redis, key, ...args)];
+export function defineScripts<Name extends string>(redis: Redis, set: ScriptSet<Name>): Record<Name, RunKeysScript> {
+  const common = set.common ? readLua(set.dir, 'common') : '';
+  const commands = redis as unknown as Record<string, (...args: (string | number)[]) => Promise<unknown>>;
+  const entries = set.names.map((name): [Name, RunKeysScript] => {
+    const command = `${set.namespace}_${name.replaceAll('-', '_')}`;
+    // No fixed numberOfKeys: the key count goes first on each call.
+    redis.defineCommand(command, { lua: common + readLua(set.dir, name), readOnly: set.readOnly?.includes(name) });
+    return [name, (keys, args) => commands[command]!.call(redis, keys.length, ...keys, ...args)];
   });
+  return Object.fromEntries(entries) as Record<Name, RunKeysScript>;
+}
+
+/** Every task script, each run on one task's hash. */
+export function defineTaskScripts(redis: Redis): Record<Operation, RunScript> {
+  const scripts = defineScripts(redis, {
+    dir: new URL('./lua/', import.meta.url),
+    names: OPERATIONS,
+    namespace: 'mtsTask',
+    common: true,
+  });
+  const entries = OPERATIONS.map((operation): [Operation, RunScript] => [
+    operation,
+    (key, args) => scripts[operation]([key], args),
+  ]);
   return Object.fromEntries(entries) as Record<Operation, RunScript>;
 }

@@ -8,14 +8,15 @@ local now = tonumber(ARGV[3])
 
 -- The fields every operation checks; nil when the task is unknown or expired at `now`.
 local function load_task()
-  local f = redis.call('HMGET', key, 'status', 'createdAt', 'ttlMs', 'lastUpdatedAt', 'principal')
+  local f = redis.call('HMGET', key, 'status', 'createdAt', 'ttlMs', 'lastUpdatedAt', 'principal', 'sessionId')
   if not f[1] then
     return nil
   end
   if now >= tonumber(f[2]) + tonumber(f[3]) then
     return nil
   end
-  return { status = f[1], last_updated_at = tonumber(f[4]), principal = f[5] }
+  -- HMGET answers a missing field with false; session_id stays nil then.
+  return { status = f[1], last_updated_at = tonumber(f[4]), principal = f[5], session_id = f[6] or nil }
 end
 
 -- `list` is comma-separated.
@@ -32,12 +33,23 @@ local function has_outstanding_input()
   return false
 end
 
+-- Announces a change (a TaskChange, see src/store/task-store.ts). `at` is lastUpdatedAt as digits;
+-- the task's session, when it has one, rides along so that replicas route pushes without a read.
+local function publish(task, status, at)
+  local session = ''
+  if task.session_id then
+    session = ',"sessionId":' .. cjson.encode(task.session_id)
+  end
+  redis.call('PUBLISH', channel,
+    '{"taskId":' .. cjson.encode(task_id) .. ',"status":' .. cjson.encode(status) .. ',"lastUpdatedAt":' .. at
+      .. session .. '}')
+end
+
 -- Sets the status and lastUpdatedAt and announces the change. lastUpdatedAt strictly increases even
 -- for two changes within one millisecond, so that it orders changes. HSET keeps the key's TTL.
 local function touch(task, status)
   local at = string.format('%.0f', math.max(now, task.last_updated_at + 1))
   redis.call('HSET', key, 'status', status, 'lastUpdatedAt', at)
-  redis.call('PUBLISH', channel,
-    '{"taskId":' .. cjson.encode(task_id) .. ',"status":' .. cjson.encode(status) .. ',"lastUpdatedAt":' .. at .. '}')
+  publish(task, status, at)
 end
 

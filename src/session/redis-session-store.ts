@@ -1,0 +1,197 @@
+import type { Redis } from 'ioredis';
+import { InternalError } from '../core/errors.js';
+import { callRedis, disconnect, openRedis, type RedisClientOptions } from '../store/redis/connection.js';
+import { checkPrefix, DEFAULT_PREFIX } from '../store/redis/keys.js';
+import { defineScripts, type RunKeysScript } from '../store/redis/scripts.js';
+import { DEFAULT_MAX_EVENTS, formatEventId, parseEventId, positive } from './common.js';
+import {
+  decodeEvent,
+  decodeSession,
+  decodeStreamMeta,
+  encodePatch,
+  encodeSession,
+  encodeStreamMeta,
+  resultStreamKey,
+  sessionKeys,
+  streamKey,
+  type SessionKeys,
+} from './redis-session-layout.js';
+import type { SessionRecord, SessionStore, StreamEvent, StreamMeta, TaskPageEntry } from './session-store.js';
+
+export interface RedisSessionStoreOptions extends RedisClientOptions {
+  /** Prefix of every key; default `mts`, the task store's, with which it shares a Redis. */
+  prefix?: string;
+  /** How many events each stream's replay log keeps; default 1000. */
+  maxEvents?: number;
+}
+
+const SCRIPTS = [
+  'create',
+  'get',
+  'update',
+  'delete',
+  'add-task',
+  'list-tasks',
+  'watch-task',
+  'watched-tasks',
+  'open-stream',
+  'append-event',
+  'events-after',
+  'hold-result-stream',
+  'release-result-stream',
+  'has-result-stream',
+] as const;
+type Script = (typeof SCRIPTS)[number];
+
+/**
+ * Sessions in Redis (layout in `redis-session-layout.ts`). Every operation is one command or one
+ * Lua script over the keys of one session (or one task), so any replica serves any session.
+ */
+export class RedisSessionStore implements SessionStore {
+  private readonly redis: Redis;
+  private readonly ownsClient: boolean;
+  private readonly prefix: string;
+  private readonly maxEvents: number;
+  private readonly scripts: Record<Script, RunKeysScript>;
+
+  constructor(options: RedisSessionStoreOptions = {}) {
+    // Checked before connecting, so that bad options leave no connection behind.
+    this.prefix = checkPrefix(options.prefix ?? DEFAULT_PREFIX);
+    this.maxEvents = positive('maxEvents', options.maxEvents ?? DEFAULT_MAX_EVENTS);
+    const { redis, owned } = openRedis(options);
+    this.redis = redis;
+    this.ownsClient = owned;
+    this.scripts = defineScripts(redis, {
+      dir: new URL('./lua/', import.meta.url),
+      names: SCRIPTS,
+      namespace: 'mtsSession',
+      common: true,
+      readOnly: ['watched-tasks', 'events-after', 'has-result-stream'],
+    });
+  }
+
+  async create(session: SessionRecord, idleTtlMs: number): Promise<void> {
+    const ttl = positive('idleTtlMs', idleTtlMs);
+    const created = await this.run('create', [this.keys(session.sessionId).record], [ttl, ...encodeSession(session)]);
+    if (created !== 1) throw new InternalError(`Session id ${session.sessionId} already exists`);
+  }
+
+  async get(sessionId: string, idleTtlMs: number): Promise<SessionRecord | undefined> {
+    const ttl = positive('idleTtlMs', idleTtlMs);
+    const reply = await this.run('get', [this.keys(sessionId).record], [ttl]);
+    return reply === null ? undefined : decodeSession(reply as string[]);
+  }
+
+  async update(
+    sessionId: string,
+    patch: Partial<Pick<SessionRecord, 'upstreamSessionId' | 'usesTasksCreate'>>,
+  ): Promise<void> {
+    const { set, remove } = encodePatch(patch);
+    if (set.length === 0 && remove.length === 0) return;
+    await this.run('update', [this.keys(sessionId).record], [set.length / 2, ...set, ...remove]);
+  }
+
+  async delete(sessionId: string): Promise<boolean> {
+    const keys = this.keys(sessionId);
+    const all = [
+      keys.record,
+      keys.tasks,
+      keys.taskExpiry,
+      keys.watch,
+      keys.seq,
+      keys.streams,
+      keys.streamExpiry,
+      keys.streamBase,
+    ];
+    return (await this.run('delete', all, [])) === 1;
+  }
+
+  async addTask(sessionId: string, entry: TaskPageEntry, retentionMs: number): Promise<void> {
+    const keys = this.keys(sessionId);
+    const retention = positive('retentionMs', retentionMs);
+    await this.run('add-task', [keys.tasks, keys.taskExpiry], [entry.taskId, entry.createdAt, retention]);
+  }
+
+  async listTasks(sessionId: string, after: TaskPageEntry | undefined, limit: number): Promise<TaskPageEntry[]> {
+    const keys = this.keys(sessionId);
+    const args: (string | number)[] = [Math.max(0, Math.floor(limit))];
+    if (after) args.push(after.createdAt, after.taskId);
+    const flat = (await this.run('list-tasks', [keys.tasks, keys.taskExpiry], args)) as string[];
+    const page: TaskPageEntry[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) page.push({ taskId: flat[i]!, createdAt: Number(flat[i + 1]) });
+    return page;
+  }
+
+  async watchTask(sessionId: string, taskId: string, retentionMs: number): Promise<void> {
+    await this.run('watch-task', [this.keys(sessionId).watch], [taskId, positive('retentionMs', retentionMs)]);
+  }
+
+  async watchedTasks(sessionId: string): Promise<string[]> {
+    return (await this.run('watched-tasks', [this.keys(sessionId).watch], [])) as string[];
+  }
+
+  async openStream(sessionId: string, streamId: string, meta: StreamMeta, retentionMs: number): Promise<void> {
+    const keys = this.keys(sessionId);
+    const retention = positive('retentionMs', retentionMs);
+    await this.run(
+      'open-stream',
+      [keys.streams, keys.streamExpiry, keys.seq, streamKey(keys, streamId), keys.streamBase],
+      [streamId, encodeStreamMeta(meta, retention), retention],
+    );
+  }
+
+  async appendEvent(sessionId: string, streamId: string, data: string): Promise<string> {
+    const keys = this.keys(sessionId);
+    const seq = await this.run(
+      'append-event',
+      [keys.streams, keys.streamExpiry, keys.seq, streamKey(keys, streamId), keys.record],
+      [streamId, JSON.stringify(data), this.maxEvents],
+    );
+    return formatEventId(streamId, seq as number);
+  }
+
+  async eventsAfter(
+    sessionId: string,
+    eventId: string,
+  ): Promise<{ streamId: string; meta: StreamMeta; events: StreamEvent[] } | undefined> {
+    const parsed = parseEventId(eventId);
+    if (!parsed) return undefined;
+    const { streamId, seq } = parsed;
+    const keys = this.keys(sessionId);
+    const reply = await this.run('events-after', [keys.streams, streamKey(keys, streamId), keys.seq, keys.streamExpiry],
+      [streamId, seq, this.maxEvents],
+    );
+    if (reply === null) return undefined;
+    const [stored, ...logged] = reply as string[];
+    const events = logged.map((each) => {
+      const event = decodeEvent(each);
+      return { eventId: formatEventId(streamId, event.seq), data: event.data };
+    });
+    return { streamId, meta: decodeStreamMeta(stored!), events };
+  }
+
+  async holdResultStream(taskId: string, holder: string, ttlMs: number): Promise<void> {
+    const ttl = positive('ttlMs', ttlMs);
+    await this.run('hold-result-stream', [resultStreamKey(this.prefix, taskId)], [holder, ttl]);
+  }
+
+  async releaseResultStream(taskId: string, holder: string): Promise<void> {
+    await this.run('release-result-stream', [resultStreamKey(this.prefix, taskId)], [holder]);
+  }
+
+  async hasResultStream(taskId: string): Promise<boolean> {
+    return (await this.run('has-result-stream', [resultStreamKey(this.prefix, taskId)], [])) === 1;
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsClient) await disconnect(this.redis);
+  }
+
+  private keys(sessionId: string): SessionKeys {
+    return sessionKeys(this.prefix, sessionId);
+  }
+
+  private run(script: Script, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    return callRedis('Session store', () => this.scripts[script](keys, args.map(String)));
+  }
+}
