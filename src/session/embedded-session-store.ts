@@ -25,6 +25,10 @@ interface Bucket {
   watch: Map<string, number>;
   streams: Map<string, StreamLog>;
   seq: number;
+  /** Stream id -> until while it is open. */
+  live: Map<string, number>;
+  /** Push id -> the stream that claimed its delivery, kept until `expiresAt`. */
+  pushes: Map<string, { streamId: string; expiresAt: number }>;
   /** The counter restarts after this: no log it could collide with is left by then. */
   seqExpiresAt: number;
 }
@@ -198,6 +202,28 @@ export class EmbeddedSessionStore implements SessionStore {
     return { streamId, meta: structuredClone(log.meta), events };
   }
 
+  async keepStreamOpen(sessionId: string, streamId: string, ttlMs: number): Promise<void> {
+    const ttl = positive('ttlMs', ttlMs);
+    const bucket = this.bucket(sessionId, true);
+    bucket.live.set(streamId, Date.now() + ttl);
+    this.schedule(sessionId, bucket);
+  }
+
+  async closeStream(sessionId: string, streamId: string): Promise<void> {
+    this.bucket(sessionId, false)?.live.delete(streamId);
+  }
+
+  async claimPush(sessionId: string, pushId: string, streamId: string, retentionMs: number): Promise<boolean> {
+    const retention = positive('retentionMs', retentionMs);
+    const now = Date.now();
+    const bucket = this.bucket(sessionId, true);
+    const owner = bucket.pushes.get(pushId);
+    if (owner && owner.expiresAt > now && owner.streamId !== streamId && (bucket.live.get(owner.streamId) ?? 0) > now) return false;
+    bucket.pushes.set(pushId, { streamId, expiresAt: now + retention });
+    this.schedule(sessionId, bucket);
+    return true;
+  }
+
   async holdResultStream(taskId: string, holder: string, ttlMs: number): Promise<void> {
     const ttl = positive('ttlMs', ttlMs);
     const now = Date.now();
@@ -268,7 +294,16 @@ export class EmbeddedSessionStore implements SessionStore {
 }
 
 function emptyBucket(): Bucket {
-  return { recordExpiresAt: 0, tasks: new Map(), watch: new Map(), streams: new Map(), seq: 0, seqExpiresAt: 0 };
+  return {
+    recordExpiresAt: 0,
+    tasks: new Map(),
+    watch: new Map(),
+    streams: new Map(),
+    seq: 0,
+    seqExpiresAt: 0,
+    live: new Map(),
+    pushes: new Map(),
+  };
 }
 
 function lastDeadline(bucket: Bucket): number {
@@ -276,6 +311,8 @@ function lastDeadline(bucket: Bucket): number {
   for (const { expiresAt } of bucket.tasks.values()) last = Math.max(last, expiresAt);
   for (const until of bucket.watch.values()) last = Math.max(last, until);
   for (const { expiresAt } of bucket.streams.values()) last = Math.max(last, expiresAt);
+  for (const until of bucket.live.values()) last = Math.max(last, until);
+  for (const { expiresAt } of bucket.pushes.values()) last = Math.max(last, expiresAt);
   return last;
 }
 

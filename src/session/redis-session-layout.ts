@@ -20,6 +20,10 @@ export interface SessionKeys {
   streams: string;
   /** ZSET stream id -> until when its log is kept. */
   streamExpiry: string;
+  /** HASH stream id -> until (epoch ms) while the stream is open. */
+  live: string;
+  /** HASH push id -> the stream that claimed its delivery. */
+  pushes: string;
   /** The beginning of every stream log's key; the log of stream `x` is `streamBase + x`. */
   streamBase: string;
 }
@@ -35,6 +39,8 @@ export function sessionKeys(prefix: string, sessionId: string): SessionKeys {
     streams: `${record}:streams`,
     streamExpiry: `${record}:streams-expiry`,
     streamBase: `${record}:stream:`,
+    live: `${record}:live`,
+    pushes: `${record}:pushes`,
   };
 }
 

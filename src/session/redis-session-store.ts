@@ -37,6 +37,9 @@ const SCRIPTS = [
   'open-stream',
   'append-event',
   'events-after',
+  'keep-stream-open',
+  'close-stream',
+  'claim-push',
   'hold-result-stream',
   'release-result-stream',
   'has-result-stream',
@@ -102,6 +105,8 @@ export class RedisSessionStore implements SessionStore {
       keys.streams,
       keys.streamExpiry,
       keys.streamBase,
+      keys.live,
+      keys.pushes,
     ];
     return (await this.run('delete', all, [])) === 1;
   }
@@ -168,6 +173,19 @@ export class RedisSessionStore implements SessionStore {
       return { eventId: formatEventId(streamId, event.seq), data: event.data };
     });
     return { streamId, meta: decodeStreamMeta(stored!), events };
+  }
+
+  async keepStreamOpen(sessionId: string, streamId: string, ttlMs: number): Promise<void> {
+    await this.run('keep-stream-open', [this.keys(sessionId).live], [streamId, positive('ttlMs', ttlMs)]);
+  }
+
+  async closeStream(sessionId: string, streamId: string): Promise<void> {
+    await this.run('close-stream', [this.keys(sessionId).live], [streamId]);
+  }
+
+  async claimPush(sessionId: string, pushId: string, streamId: string, retentionMs: number): Promise<boolean> {
+    const keys = this.keys(sessionId);
+    return (await this.run('claim-push', [keys.pushes, keys.live], [pushId, streamId, positive('retentionMs', retentionMs)])) === 1;
   }
 
   async holdResultStream(taskId: string, holder: string, ttlMs: number): Promise<void> {

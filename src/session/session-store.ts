@@ -69,6 +69,17 @@ export interface SessionStore {
   /** The stream an event id belongs to, with the events after it; undefined when unknown. */
   eventsAfter(sessionId: string, eventId: string): Promise<{ streamId: string; meta: StreamMeta; events: StreamEvent[] } | undefined>;
 
+  /** Marks the stream open for `ttlMs`; its holder renews it while the stream stays open. */
+  keepStreamOpen(sessionId: string, streamId: string, ttlMs: number): Promise<void>;
+  /** The stream closed: pushes it claimed may now be claimed by another stream of the session. */
+  closeStream(sessionId: string, streamId: string): Promise<void>;
+  /**
+   * Claims the delivery of one push for `streamId`, so that a push goes on exactly one open
+   * stream. False while another stream that is still open holds it; true when unclaimed, when
+   * `streamId` holds it already, or when its holder closed or lapsed.
+   */
+  claimPush(sessionId: string, pushId: string, streamId: string, retentionMs: number): Promise<boolean>;
+
   /** Marks that `holder` (a replica's stream) has a tasks/result stream open for the task. */
   holdResultStream(taskId: string, holder: string, ttlMs: number): Promise<void>;
   releaseResultStream(taskId: string, holder: string): Promise<void>;

@@ -541,8 +541,41 @@ export function describeSessionStoreContract(
       });
     });
 
+    describe('push claims', () => {
+      it('lets one open stream claim a push, and another only once that stream closed', async () => {
+        const { sessionId } = await session();
+        const other = replica();
+        await store.keepStreamOpen(sessionId, 'g1', MINUTE);
+        await other.keepStreamOpen(sessionId, 'r1', MINUTE);
+        expect(await store.claimPush(sessionId, 'task:t:k1', 'g1', MINUTE)).toBe(true);
+        expect(await other.claimPush(sessionId, 'task:t:k1', 'r1', MINUTE)).toBe(false);
+        expect(await store.claimPush(sessionId, 'task:t:k1', 'g1', MINUTE)).toBe(true);
+        expect(await other.claimPush(sessionId, 'task:t:k2', 'r1', MINUTE)).toBe(true);
+        await store.closeStream(sessionId, 'g1');
+        expect(await other.claimPush(sessionId, 'task:t:k1', 'r1', MINUTE)).toBe(true);
+        expect(await store.claimPush(sessionId, 'task:t:k1', 'g2', MINUTE)).toBe(false);
+      });
+
+      it('releases the pushes of a stream whose mark lapsed (its replica died)', async () => {
+        const { sessionId } = await session();
+        await store.keepStreamOpen(sessionId, 'dead', 300);
+        expect(await store.claimPush(sessionId, 'task:t:k', 'dead', MINUTE)).toBe(true);
+        expect(await replica().claimPush(sessionId, 'task:t:k', 'g2', MINUTE)).toBe(false);
+        await vi.waitFor(async () => expect(await replica().claimPush(sessionId, 'task:t:k', 'g2', MINUTE)).toBe(true), WAIT);
+      });
+
+      it('keeps the claims of different sessions apart', async () => {
+        const [a, b] = [await session(), await session()];
+        await store.keepStreamOpen(a.sessionId, 'g1', MINUTE);
+        expect(await store.claimPush(a.sessionId, 'task:t:k', 'g1', MINUTE)).toBe(true);
+        expect(await store.claimPush(b.sessionId, 'task:t:k', 'g9', MINUTE)).toBe(true);
+      });
+    });
+
     describe('everything of a session', () => {
       async function populate(sessionId: string, retentionMs: number, on: SessionStore = store): Promise<string> {
+        await on.keepStreamOpen(sessionId, 'g1', retentionMs);
+        await on.claimPush(sessionId, 'task:t:k', 'g1', retentionMs);
         await on.addTask(sessionId, { taskId: newTaskId(), createdAt: Date.now() }, retentionMs);
         await on.watchTask(sessionId, newTaskId(), retentionMs);
         await on.openStream(sessionId, 'g1', GET, retentionMs);

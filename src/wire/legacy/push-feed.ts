@@ -15,6 +15,8 @@ export interface PushFeedOptions {
   scope: FeedScope;
   /** `notifications/tasks/status` speaks 2025-11-25 statuses; a tasks/create session does not get them. */
   statusNotifications: boolean;
+  /** How long a push claim is kept: the longest a task can live. */
+  retentionMs: number;
   /** A result stream ends when its task does. */
   onTerminal?: (task: TaskRecord) => void;
 }
@@ -23,7 +25,8 @@ export interface PushFeedOptions {
  * Delivers a legacy session's task messages on one stream. The task record is the queue: its
  * outstanding `inputRequests` are the pushes still owed, so a stream that opens anywhere, at
  * any time, sends what is owed and then follows changes. A GET stream leaves a task alone while
- * a tasks/result stream for it is open somewhere, so each message goes on exactly one stream.
+ * a tasks/result stream for it is open somewhere, and each push is claimed by one open stream of
+ * the session before it is written, so each message goes on exactly one stream.
  */
 export class PushFeed {
   private readonly sent = new Set<string>();
@@ -75,6 +78,9 @@ export class PushFeed {
       for (const [key, request] of Object.entries(task.inputRequests)) {
         const id = pushId(taskId, key);
         if (this.sent.has(id)) continue;
+        // Another open stream of the session delivered it already; if that one closes, the next
+        // stream to open (or the next change) delivers it again.
+        if (!(await sessions.claimPush(session.sessionId, id, stream.streamId, this.options.retentionMs))) continue;
         this.sent.add(id);
         const params: Record<string, unknown> = { ...request.params, _meta: { [RELATED_TASK]: { taskId } } };
         // URL-mode elicitation on this wire needs an elicitationId; the input key is unique for the task's life.

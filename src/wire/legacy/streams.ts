@@ -9,8 +9,20 @@ import { renderTaskResult } from './render.js';
 import { SessionStream } from './session-stream.js';
 import { relayUpstreamStream } from './upstream-relay.js';
 
-/** How long a tasks/result stream's claim lives without renewal (a replica that died releases it this way). */
-const RESULT_HOLD_MS = 30_000;
+/** How long a stream's marks live without renewal: a replica that died releases them this way. */
+const HOLD_MS = 30_000;
+
+/** Keeps the stream marked open in the shared store while it is, and unmarks it when it closes. */
+function markOpen(deps: LegacyDeps, session: SessionRecord, stream: SessionStream, res: ServerResponse): void {
+  const renew = (): void => {
+    void deps.sessions.keepStreamOpen(session.sessionId, stream.streamId, HOLD_MS).catch(() => undefined);
+  };
+  const timer = setInterval(renew, HOLD_MS / 3);
+  res.once('close', () => {
+    clearInterval(timer);
+    void deps.sessions.closeStream(session.sessionId, stream.streamId).catch(() => undefined);
+  });
+}
 
 /** A stream resumed with `Last-Event-ID`: its id and the logged events the client missed. */
 export interface Resumption {
@@ -36,6 +48,8 @@ export async function serveGetStream(
   const stream = new SessionStream(res, deps.sessions, session.sessionId, resume?.streamId ?? newStreamId('g'));
   await stream.open(resume ? undefined : { kind: 'get' }, deps.retentionMs);
   if (resume) stream.replay(resume.events);
+  await deps.sessions.keepStreamOpen(session.sessionId, stream.streamId, HOLD_MS);
+  markOpen(deps, session, stream, res);
   const feed = new PushFeed({
     tasks: deps.service.store,
     sessions: deps.sessions,
@@ -43,6 +57,7 @@ export async function serveGetStream(
     stream,
     scope: { kind: 'get' },
     statusNotifications: !session.usesTasksCreate,
+    retentionMs: deps.retentionMs,
   });
   const stopRelay = relayUpstreamStream(deps.upstreamUrl, session.upstreamSessionId, stream);
   const keepAlive = setInterval(() => stream.comment('keep-alive'), deps.keepAliveMs);
@@ -69,10 +84,14 @@ export async function serveResultStream(
   const stream = new SessionStream(res, deps.sessions, session.sessionId, resume?.streamId ?? newStreamId('r'));
   await stream.open(resume ? undefined : { kind: 'result', taskId, requestId: requestId as string | number }, deps.retentionMs);
   if (resume) stream.replay(resume.events);
-  await deps.sessions.holdResultStream(taskId, stream.streamId, RESULT_HOLD_MS);
+  await Promise.all([
+    deps.sessions.holdResultStream(taskId, stream.streamId, HOLD_MS),
+    deps.sessions.keepStreamOpen(session.sessionId, stream.streamId, HOLD_MS),
+  ]);
+  markOpen(deps, session, stream, res);
   const renew = setInterval(() => {
-    void deps.sessions.holdResultStream(taskId, stream.streamId, RESULT_HOLD_MS).catch(() => undefined);
-  }, RESULT_HOLD_MS / 3);
+    void deps.sessions.holdResultStream(taskId, stream.streamId, HOLD_MS).catch(() => undefined);
+  }, HOLD_MS / 3);
   const keepAlive = setInterval(() => stream.comment('keep-alive'), deps.keepAliveMs);
   let finished = false;
   const cleanup = (): void => {
@@ -97,6 +116,7 @@ export async function serveResultStream(
     stream,
     scope: { kind: 'result', taskId },
     statusNotifications: !session.usesTasksCreate,
+    retentionMs: deps.retentionMs,
     onTerminal,
   });
   res.once('close', cleanup);
