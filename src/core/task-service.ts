@@ -3,7 +3,9 @@ import { newTaskId } from './ids.js';
 import { checkAnswer } from './input-responses.js';
 import { planCall, resolvePolicy, type PolicySources, type ToolPolicy } from './policy.js';
 import type { Clock, TaskQueue, ToolCatalog, ToolInfo, ToolInvoker } from './ports.js';
-import { type ClientInfo, type TaskRecord, type Wire } from './task.js';
+import type { CallContext, CallOutcome, CallRequest } from './call.js';
+import type { TaskRecord } from './task.js';
+import { ParkedCalls } from './parked-call.js';
 import { waitForTask } from './task-watch.js';
 import type { CancelOutcome, TaskStore } from '../store/task-store.js';
 
@@ -21,37 +23,24 @@ export interface TaskServiceOptions {
   syncTimeoutMs?: number;
 }
 
-/** Who is calling, on which wire, with what declared. Built by the adapter from a verified request. */
-export interface CallContext {
-  principal: string;
-  wire: Wire;
-  sessionId?: string;
-  clientCapabilities: Record<string, unknown>;
-  clientInfo?: ClientInfo;
-}
-
-export type CallOutcome =
-  | { kind: 'result'; result: Record<string, unknown> }
-  | { kind: 'task'; task: TaskRecord }
-  | { kind: 'refused'; reason: 'task-required' };
-
-export interface CallRequest {
-  name: string;
-  arguments: Record<string, unknown>;
-  /** This request said it can handle a task. */
-  optedIn: boolean;
-  /** A legacy client's requested `ttl`; clamped to the configured maximum. */
-  requestedTtlMs?: number;
-  /** Aborted when the client goes away before the answer. */
-  signal?: AbortSignal;
-}
+/** The longest a synchronous call runs, and how long a parked one waits for the client's retry. */
+const MRTR_TTL_MS = 10 * 60 * 1000;
 
 /**
  * The wire-neutral task core: decides which calls become tasks, creates them durably, and
  * applies client actions (read, answer, cancel) scoped to the caller's principal.
  */
 export class TaskService {
-  constructor(private readonly options: TaskServiceOptions) {}
+  private readonly parked: ParkedCalls;
+
+  constructor(private readonly options: TaskServiceOptions) {
+    this.parked = new ParkedCalls({
+      store: options.store,
+      invoker: options.invoker,
+      ttlMs: options.syncTimeoutMs ?? MRTR_TTL_MS,
+      pollIntervalMs: options.pollIntervalMs,
+    });
+  }
 
   get store(): TaskStore {
     return this.options.store;
@@ -68,13 +57,15 @@ export class TaskService {
   }
 
   async callTool(ctx: CallContext, call: CallRequest): Promise<CallOutcome> {
+    // A retry continues its parked call, whatever the policy says today.
+    if (call.retry) return this.parked.resume(ctx, call, call.retry.requestState, call.retry.inputResponses);
     const policy = await this.policyFor(call.name);
     const plan = planCall(policy, call.optedIn, this.options.policies.autoWindowMs);
     switch (plan.kind) {
       case 'refuse':
         return { kind: 'refused', reason: plan.reason };
       case 'sync':
-        return { kind: 'result', result: await this.callSync(call) };
+        return this.callSync(ctx, call);
       case 'task':
         return { kind: 'task', task: await this.createTask(ctx, call) };
       case 'auto':
@@ -123,11 +114,17 @@ export class TaskService {
     return waitForTask(this.options.store, taskId, until, { timeoutMs, signal });
   }
 
-  private async callSync(call: CallRequest): Promise<Record<string, unknown>> {
-    return this.options.invoker.callTool(call.name, call.arguments, {
+  /**
+   * A stateless client that declared some input capability can be asked for input mid-call
+   * (MRTR); the legacy wires proxy their synchronous calls and never get here.
+   */
+  private async callSync(ctx: CallContext, call: CallRequest): Promise<CallOutcome> {
+    if (ctx.wire === 'sep2663' && ParkedCalls.possible(ctx.clientCapabilities)) return this.parked.call(ctx, call);
+    const result = await this.options.invoker.callTool(call.name, call.arguments, {
       signal: call.signal,
-      timeoutMs: this.options.syncTimeoutMs ?? this.options.defaultTtlMs,
+      timeoutMs: this.options.syncTimeoutMs ?? MRTR_TTL_MS,
     });
+    return { kind: 'result', result };
   }
 
   /** Creates and queues a task without consulting the policy: the legacy wires decide themselves. */

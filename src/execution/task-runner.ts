@@ -1,11 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { McpError, ErrorCode as SdkErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { collectInput } from '../core/collect-input.js';
 import { ErrorCode, UpstreamRpcError } from '../core/errors.js';
-import { ERROR_ANSWER, inputAllowed } from '../core/input-responses.js';
 import type { ToolInvoker } from '../core/ports.js';
-import { isTerminal, type InputRequest, type TaskRecord } from '../core/task.js';
+import { isTerminal, type TaskRecord } from '../core/task.js';
 import type { TaskStore } from '../store/task-store.js';
-import { waitForTask } from '../core/task-watch.js';
 import type { Job } from './work-queue.js';
 
 export interface TaskRunnerOptions {
@@ -15,12 +12,6 @@ export interface TaskRunnerOptions {
   isIdempotent: (tool: string) => boolean;
   now?: () => number;
 }
-
-const INPUT_KEY_PREFIX: Readonly<Record<string, string>> = {
-  'elicitation/create': 'elicit',
-  'sampling/createMessage': 'sample',
-  'roots/list': 'roots',
-};
 
 const CANCELLED = Symbol('task cancelled');
 
@@ -67,7 +58,7 @@ export class TaskRunner {
       const result = await invoker.callTool(task.tool, task.arguments, {
         signal: abort.signal,
         timeoutMs: Math.max(1, task.createdAt + task.ttlMs - this.now()),
-        onInput: (request, signal) => this.collectInput(task, request, signal),
+        onInput: (request, signal) => collectInput(store, task, request, signal),
         onProgress: (message) => progress.push(message),
       });
       await progress.drain();
@@ -84,37 +75,6 @@ export class TaskRunner {
       unsubscribe();
     }
   }
-
-  /** Parks the upstream's request in the task and waits for the answer from any replica. */
-  private async collectInput(task: TaskRecord, request: InputRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
-    const { store } = this.options;
-    if (!inputAllowed(request, task.clientCapabilities)) {
-      throw new McpError(SdkErrorCode.MethodNotFound, `The client did not declare support for ${request.method}`);
-    }
-    const key = `${INPUT_KEY_PREFIX[request.method] ?? 'input'}-${randomBytes(4).toString('hex')}`;
-    if (!(await store.requestInput(task.taskId, key, request, this.now()))) {
-      throw new McpError(SdkErrorCode.InvalidRequest, 'The task is no longer running');
-    }
-    const settled = await waitForTask(store, task.taskId, (t) => key in t.inputResponses, {
-      timeoutMs: Math.max(1, task.createdAt + task.ttlMs - this.now()),
-      signal,
-    });
-    const answer = settled?.inputResponses[key];
-    if (answer === undefined) {
-      if (!signal.aborted) throw new McpError(SdkErrorCode.InvalidRequest, 'The task ended before the input was answered');
-      await store.withdrawInput(task.taskId, key, this.now()).catch(() => undefined);
-      throw new McpError(SdkErrorCode.RequestTimeout, 'Input request withdrawn');
-    }
-    const failure = answerError(answer);
-    if (failure) throw new McpError(failure.code, failure.message, failure.data);
-    return answer as Record<string, unknown>;
-  }
-}
-
-/** A legacy client may answer a pushed request with a JSON-RPC error; it reaches the work as that input's failure. */
-function answerError(answer: unknown): { code: number; message: string; data?: unknown } | undefined {
-  const error = (answer as Record<string, unknown> | null)?.[ERROR_ANSWER];
-  return error && typeof error === 'object' ? (error as { code: number; message: string; data?: unknown }) : undefined;
 }
 
 /** Progress can arrive faster than the store takes writes: keep one write in flight, newest message next. */

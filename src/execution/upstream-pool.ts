@@ -136,7 +136,13 @@ export class UpstreamPool {
     const forward = (method: string) => async (request: { params?: Record<string, unknown> }, extra: { signal: AbortSignal }) => {
       if (!lease.onInput) throw new McpError(SdkErrorCode.MethodNotFound, `${method} is not available for this call`);
       const { _meta: _ignored, ...params } = request.params ?? {};
-      return lease.onInput({ method, params }, extra.signal);
+      try {
+        return await lease.onInput({ method, params }, extra.signal);
+      } catch (err) {
+        // The core answers the upstream with our errors; the SDK sends only McpError codes as they are.
+        if (err instanceof ShimError) throw new McpError(err.code, err.message, err.data);
+        throw err;
+      }
     };
     client.setRequestHandler(ElicitRequestSchema, forward('elicitation/create') as never);
     client.setRequestHandler(CreateMessageRequestSchema, forward('sampling/createMessage') as never);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { InvalidParamsError, MethodNotFoundError } from '../../core/errors.js';
 import { isTerminal, type TaskRecord, type Wire } from '../../core/task.js';
-import type { CallContext } from '../../core/task-service.js';
+import type { CallContext } from '../../core/call.js';
 import type { SessionRecord } from '../../session/session-store.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { LegacyDeps } from './deps.js';

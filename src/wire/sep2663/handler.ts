@@ -18,7 +18,8 @@ import {
   UnsupportedVersionError,
 } from '../../core/errors.js';
 import type { ToolCatalog } from '../../core/ports.js';
-import type { CallContext, TaskService } from '../../core/task-service.js';
+import type { CallContext } from '../../core/call.js';
+import type { TaskService } from '../../core/task-service.js';
 import { classify, errorResponse, idOf, resultResponse, type JsonRpcId, type JsonRpcRequest } from '../jsonrpc/message.js';
 import { json, type Reply } from '../reply.js';
 import { DISCOVER_VERSIONS, META, SUPPORTED_VERSIONS, TASKS_CAPABILITY, TASKS_EXTENSION } from './constants.js';
@@ -168,13 +169,22 @@ export class Sep2663Handler {
     const params = parse(ToolsCallParams, call.params);
     const args = params.arguments ?? {};
     checkParamHeaders(call.headers, await this.options.catalog.get(params.name), args);
+    if (params.inputResponses !== undefined && params.requestState === undefined) {
+      throw new InvalidParamsError('inputResponses need the requestState of the answer that asked for them');
+    }
     const outcome = await this.options.service.callTool(call.ctx, {
       name: params.name,
       arguments: args,
       optedIn: declaresTasks(call.ctx.clientCapabilities),
       signal: call.signal,
+      retry:
+        params.requestState === undefined
+          ? undefined
+          : { requestState: params.requestState, inputResponses: params.inputResponses ?? {} },
     });
     switch (outcome.kind) {
+      case 'input':
+        return { resultType: 'input_required', inputRequests: outcome.inputRequests, requestState: outcome.requestState };
       case 'refused':
         throw new MissingCapabilityError(TASKS_CAPABILITY, `Tool '${params.name}' runs only as a task: declare the ${TASKS_EXTENSION} extension`);
       case 'task':
@@ -205,9 +215,11 @@ export class Sep2663Handler {
   }
 
   private async listen(call: Call): Promise<StreamAnswer> {
+    // Step 7 before step 8: asking for taskIds at all needs the extension, well-formed or not.
+    const requested = (call.params.notifications as Record<string, unknown> | undefined)?.taskIds;
+    if (requested !== undefined) requireTasks(call);
     const params = parse(ListenParams, call.params);
     const taskIds = params.notifications?.taskIds;
-    if (taskIds !== undefined) requireTasks(call);
     if ((taskIds?.length ?? 0) > this.options.maxListenTaskIds) {
       throw new InvalidParamsError(`At most ${this.options.maxListenTaskIds} taskIds per listen`);
     }

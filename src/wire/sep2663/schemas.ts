@@ -18,6 +18,9 @@ export type RequestMeta = z.infer<typeof Meta>;
 export const ToolsCallParams = z.looseObject({
   name: z.string().min(1),
   arguments: z.record(z.string(), z.unknown()).optional(),
+  /** An MRTR retry (§7): the answers, and the state the shim handed out with the question. */
+  inputResponses: z.record(z.string(), z.unknown()).optional(),
+  requestState: z.string().min(1).max(4096).optional(),
 });
 
 export const TaskIdParams = z.looseObject({
