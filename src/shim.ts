@@ -12,6 +12,7 @@ import type { WorkQueue } from './execution/work-queue.js';
 import { createAuthenticator } from './http/auth.js';
 import { createMcpEndpoint } from './http/mcp-endpoint.js';
 import { createHttpServer } from './http/server.js';
+import { createObservability } from './observe/observability.js';
 import { EmbeddedTaskStore } from './store/embedded/embedded-store.js';
 import { RedisTaskStore } from './store/redis/redis-store.js';
 import type { TaskStore } from './store/task-store.js';
@@ -37,6 +38,18 @@ export interface ShimOptions {
 
 export const MCP_PATH = '/mcp';
 
+const STORE_READY_MS = 10_000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(message)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
 /**
  * The composition root: one replica of the shim. Everything a replica shares with the others
  * lives in the store and the queue; nothing here is state another replica needs.
@@ -52,6 +65,8 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   const queue: WorkQueue = config.redisUrl
     ? new BullMqQueue({ redisUrl: config.redisUrl, prefix: config.redisPrefix, concurrency: config.workerConcurrency })
     : new InProcessQueue(config.workerConcurrency);
+  // Before anything uses the store: task lifecycles are recorded at it (docs/dashboard.md).
+  const observability = createObservability({ config, store, queue, log });
   const pool = new UpstreamPool({ url: config.upstreamUrl, clientInfo: { name: config.serverName, version: config.serverVersion } });
   const catalog = new CachedToolCatalog(() => pool.listTools());
   const policies = {
@@ -77,8 +92,14 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     invoker: pool,
     isIdempotent: (tool) => policies.configured[tool]?.idempotent === true,
   });
-  // Changes published before the subscription is live would be lost to the first watchers.
-  await store.subscriptionReady();
+  // Changes published before the subscription is live would be lost to the first watchers; a
+  // store that cannot subscribe within the bound is unreachable, and we say so instead of hanging.
+  await withTimeout(store.subscriptionReady(), STORE_READY_MS, `the task store did not answer within ${STORE_READY_MS / 1000} s`).catch(
+    async (err: unknown) => {
+      await Promise.allSettled([store.close(), sessions.close(), queue.close(0), pool.close()]);
+      throw err;
+    },
+  );
   queue.start(runner.process);
 
   const sep2663 = new Sep2663Handler({
@@ -100,6 +121,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     sessionIdleTtlMs: config.sessionIdleTtlMs,
     retentionMs: config.maxTtlMs,
     keepAliveMs: config.listenKeepAliveMs,
+    hooks: observability.legacyHooks,
   });
   const handleMcp = createMcpEndpoint({
     sep2663,
@@ -107,13 +129,16 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     authenticate: createAuthenticator(config.auth),
     allowedOrigins: config.allowedOrigins,
     maxBodyBytes: config.maxBodyBytes,
+    observe: observability.observeSep2663,
   });
-  const { server } = createHttpServer(
+  const { server, app } = createHttpServer(
     MCP_PATH,
     handleMcp,
     { readiness: { store: () => store.ping(), upstream: () => pool.ping() } },
     (err) => log(`unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
   );
+
+  app.use(observability.routes);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -132,6 +157,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
         server.closeAllConnections();
       });
       await queue.close(5_000);
+      await observability.close();
       passthrough.close();
       await pool.close();
       await sessions.close();

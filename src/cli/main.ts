@@ -1,12 +1,12 @@
 import { ConfigError, loadConfig } from '../config/load.js';
 import type { ShimConfig } from '../config/schema.js';
 import { DEMO_TOOL_POLICIES } from '../demo-upstream/policies.js';
-import { startDemoUpstream } from '../demo-upstream/server.js';
-import { startShim, type Shim } from '../shim.js';
+import type { Shim } from '../shim.js';
 
 const USAGE = `Usage:
   mcp-tasks-shim start [options]                 the shim + the demo upstream on one port (npm start)
   mcp-tasks-shim serve --upstream URL [options]  the shim in front of your MCP server
+  mcp-tasks-shim codemod <path> [options]        migrate client code to SEP-2663 (codemod --help)
 
 Options:
   --port N          listen port (default 8080, env PORT)
@@ -14,6 +14,13 @@ Options:
   --redis URL       Redis task store, shared by replicas (env REDIS_URL); default: embedded, one process
   --policy FILE     per-tool task policies, JSON (env SHIM_POLICY_FILE)
   --tokens FILE     bearer tokens → principals, JSON (env SHIM_TOKENS_FILE); default: no auth
+  --deprecation T   Deprecation header on old-API responses: ISO date/time or @epoch (env SHIM_LEGACY_DEPRECATION)
+  --sunset T        Sunset header on old-API responses: ISO date/time (env SHIM_LEGACY_SUNSET)
+  --migration-guide URL  Link from those headers (env SHIM_MIGRATION_GUIDE_URL)
+  --drain           refuse new old-API tasks; old ones stay readable (env SHIM_LEGACY_DRAIN=true)
+  --brownout S/E    old-API brownout window, ISO start/end; repeatable (env SHIM_LEGACY_BROWNOUTS, comma-separated)
+  --dashboard-token T  bearer token for /dashboard and /metrics (env SHIM_DASHBOARD_TOKEN); default: loopback only
+  --replica-id ID   this replica's name in /metrics (env SHIM_REPLICA_ID)
   -h, --help        this text
 `;
 
@@ -23,6 +30,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return command === undefined ? 2 : 0;
   }
+  if (command === 'codemod') return (await import('../../codemods/index.js')).runCodemodCli(rest);
   if (command !== 'start' && command !== 'serve') {
     process.stderr.write(`mcp-tasks-shim: unknown command '${command}'\n\n${USAGE}`);
     return 2;
@@ -52,6 +60,8 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
 
+  // Loaded only now, so that usage and configuration errors answer at once.
+  const [{ startShim }, { startDemoUpstream }] = await Promise.all([import('../shim.js'), import('../demo-upstream/server.js')]);
   const demo = command === 'start' && !config.upstreamUrl ? await startDemoUpstream({ port: 0 }) : undefined;
   const upstreamUrl = config.upstreamUrl ?? (demo as { url: string }).url;
   let shim: Shim;

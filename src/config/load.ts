@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { z } from 'zod';
-import { ConfigSchema, DEFAULT_CONFIG, PolicyFileSchema, type PolicyFile, type ShimConfig } from './schema.js';
+import { ConfigSchema, DEFAULT_CONFIG, PolicyFileSchema, TokensFileSchema, type PolicyFile, type ShimConfig } from './schema.js';
 
 /** Every problem found in the configuration, each on its own line, so one start shows them all. */
 export class ConfigError extends Error {
@@ -12,7 +12,7 @@ export class ConfigError extends Error {
 }
 
 /** Environment variable → config key. Flags override these; both override the defaults. */
-const ENV_KEYS: ReadonlyArray<[string, keyof ShimConfig, 'string' | 'int' | 'list']> = [
+const ENV_KEYS: ReadonlyArray<[string, keyof ShimConfig, Kind]> = [
   ['PORT', 'port', 'int'],
   ['HOST', 'host', 'string'],
   ['UPSTREAM_URL', 'upstreamUrl', 'string'],
@@ -27,7 +27,16 @@ const ENV_KEYS: ReadonlyArray<[string, keyof ShimConfig, 'string' | 'int' | 'lis
   ['SHIM_WORKER_CONCURRENCY', 'workerConcurrency', 'int'],
   ['SHIM_SESSION_IDLE_TTL_MS', 'sessionIdleTtlMs', 'int'],
   ['SHIM_ALLOWED_ORIGINS', 'allowedOrigins', 'list'],
+  ['SHIM_LEGACY_DEPRECATION', 'legacyDeprecation', 'string'],
+  ['SHIM_LEGACY_SUNSET', 'legacySunset', 'string'],
+  ['SHIM_MIGRATION_GUIDE_URL', 'migrationGuideUrl', 'string'],
+  ['SHIM_LEGACY_DRAIN', 'legacyDrain', 'bool'],
+  ['SHIM_LEGACY_BROWNOUTS', 'legacyBrownouts', 'list'],
+  ['SHIM_CUTOVER_QUIET_PERIOD_MS', 'cutoverQuietPeriodMs', 'int'],
+  ['SHIM_DASHBOARD_TOKEN', 'dashboardToken', 'string'],
+  ['SHIM_REPLICA_ID', 'replicaId', 'string'],
 ];
+type Kind = 'string' | 'int' | 'list' | 'bool';
 
 const FLAGS = {
   port: { type: 'string' },
@@ -36,6 +45,13 @@ const FLAGS = {
   redis: { type: 'string' },
   policy: { type: 'string' },
   tokens: { type: 'string' },
+  deprecation: { type: 'string' },
+  sunset: { type: 'string' },
+  'migration-guide': { type: 'string' },
+  drain: { type: 'boolean' },
+  brownout: { type: 'string', multiple: true },
+  'dashboard-token': { type: 'string' },
+  'replica-id': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -64,20 +80,31 @@ export function loadConfig({ argv, env, base = {} }: LoadInput): Loaded {
   for (const [name, key, kind] of ENV_KEYS) {
     const value = env[name];
     if (value === undefined || value === '') continue;
-    raw[key] = parseValue(`${name}`, value, kind, problems);
+    setParsed(raw, key, parseValue(`${name}`, value, kind, problems));
   }
-  if (flags.port !== undefined) raw.port = parseValue('--port', flags.port, 'int', problems);
+  if (flags.port !== undefined) setParsed(raw, 'port', parseValue('--port', flags.port, 'int', problems));
   if (flags.host !== undefined) raw.host = flags.host;
   if (flags.upstream !== undefined) raw.upstreamUrl = flags.upstream;
   if (flags.redis !== undefined) raw.redisUrl = flags.redis;
+  if (flags.deprecation !== undefined) raw.legacyDeprecation = flags.deprecation;
+  if (flags.sunset !== undefined) raw.legacySunset = flags.sunset;
+  if (flags['migration-guide'] !== undefined) raw.migrationGuideUrl = flags['migration-guide'];
+  if (flags.drain !== undefined) raw.legacyDrain = flags.drain;
+  if (flags.brownout !== undefined) raw.legacyBrownouts = flags.brownout;
+  if (flags['dashboard-token'] !== undefined) raw.dashboardToken = flags['dashboard-token'];
+  if (flags['replica-id'] !== undefined) raw.replicaId = flags['replica-id'];
 
   const policyPath = flags.policy ?? env.SHIM_POLICY_FILE;
   if (policyPath) {
-    const policies = readPolicyFile(policyPath, problems);
+    const policies = readJsonFile('policy file', policyPath, PolicyFileSchema, problems);
     if (policies) raw.policies = mergePolicies(raw.policies as PolicyFile, policies);
   }
   const tokensFile = flags.tokens ?? env.SHIM_TOKENS_FILE;
-  if (tokensFile) raw.auth = { mode: 'tokens', tokensFile };
+  if (tokensFile) {
+    // Read again at start; checked here so that a bad file is a configuration error like any other.
+    readJsonFile('tokens file', tokensFile, TokensFileSchema, problems);
+    raw.auth = { mode: 'tokens', tokensFile };
+  }
 
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) problems.push(...describe(parsed.error));
@@ -85,8 +112,19 @@ export function loadConfig({ argv, env, base = {} }: LoadInput): Loaded {
   return { config: parsed.data as ShimConfig, help: flags.help ?? false };
 }
 
-function parseValue(name: string, value: string, kind: 'string' | 'int' | 'list', problems: string[]): unknown {
+/** A value that did not parse is already a problem: keep the default so the schema does not report it twice. */
+function setParsed(raw: Record<string, unknown>, key: string, value: unknown): void {
+  if (value !== undefined) raw[key] = value;
+}
+
+function parseValue(name: string, value: string, kind: Kind, problems: string[]): unknown {
   if (kind === 'string') return value;
+  if (kind === 'bool') {
+    if (/^(true|1|yes|on)$/i.test(value)) return true;
+    if (/^(false|0|no|off)$/i.test(value)) return false;
+    problems.push(`${name}: expected true or false, got "${value}"`);
+    return undefined;
+  }
   if (kind === 'list') return value.split(',').map((v) => v.trim()).filter(Boolean);
   if (!/^\d+$/.test(value)) {
     problems.push(`${name}: expected a whole number, got "${value}"`);
@@ -95,24 +133,24 @@ function parseValue(name: string, value: string, kind: 'string' | 'int' | 'list'
   return Number(value);
 }
 
-function readPolicyFile(path: string, problems: string[]): PolicyFile | undefined {
+function readJsonFile<S extends z.ZodType>(what: string, path: string, schema: S, problems: string[]): z.infer<S> | undefined {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    problems.push(`policy file ${path}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    problems.push(`${what} ${path}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
     return undefined;
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (err) {
-    problems.push(`policy file ${path}: not JSON (${(err as Error).message})`);
+    problems.push(`${what} ${path}: not JSON (${(err as Error).message})`);
     return undefined;
   }
-  const parsed = PolicyFileSchema.safeParse(json);
+  const parsed = schema.safeParse(json);
   if (!parsed.success) {
-    problems.push(...describe(parsed.error).map((p) => `policy file ${path}: ${p}`));
+    problems.push(...describe(parsed.error).map((p) => `${what} ${path}: ${p}`));
     return undefined;
   }
   return parsed.data;

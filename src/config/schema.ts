@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TASK_POLICIES } from '../core/policy.js';
+import { checkCutover, CUTOVER_DEFAULTS, CUTOVER_FIELDS } from './cutover.js';
 
 const toolPolicy = z.union([
   z.enum(TASK_POLICIES),
@@ -16,6 +17,18 @@ export const PolicyFileSchema = z.strictObject({
   tools: z.record(z.string().min(1), toolPolicy).default({}),
 });
 export type PolicyFile = z.infer<typeof PolicyFileSchema>;
+
+/**
+ * The tokens file: `{"<bearer token>": "<principal>"}`. Tokens are secrets, so a problem names
+ * the principal, never the token.
+ */
+export const TokensFileSchema = z
+  .record(z.string(), z.string().min(1, 'a principal must not be empty'))
+  .superRefine((tokens, ctx) => {
+    for (const [token, principal] of Object.entries(tokens)) {
+      if (token.length < 16) ctx.addIssue({ code: 'custom', message: `the token of principal '${principal}' is shorter than 16 characters` });
+    }
+  });
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
 const redisUrl = z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' });
@@ -48,7 +61,10 @@ export const ConfigSchema = z.strictObject({
   ]),
   serverName: z.string().min(1),
   serverVersion: z.string().min(1),
-}).refine((c) => c.defaultTtlMs <= c.maxTtlMs, { message: 'defaultTtlMs must not exceed maxTtlMs', path: ['defaultTtlMs'] });
+  ...CUTOVER_FIELDS,
+})
+  .refine((c) => c.defaultTtlMs <= c.maxTtlMs, { message: 'defaultTtlMs must not exceed maxTtlMs', path: ['defaultTtlMs'] })
+  .superRefine(checkCutover);
 
 export type ShimConfig = z.infer<typeof ConfigSchema>;
 
@@ -70,4 +86,5 @@ export const DEFAULT_CONFIG: ShimConfig = {
   auth: { mode: 'none' },
   serverName: 'mcp-tasks-shim',
   serverVersion: '0.1.0',
+  ...CUTOVER_DEFAULTS,
 };

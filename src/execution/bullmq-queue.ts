@@ -26,6 +26,8 @@ export class BullMqQueue implements WorkQueue {
 
   constructor(private readonly options: BullMqQueueOptions) {
     this.queue = new Queue(QUEUE_NAME, { connection: this.connection(), prefix: this.prefix() });
+    // Without a listener BullMQ prints every failed reconnect as a stack trace; enqueue() still rejects.
+    this.queue.on('error', () => undefined);
   }
 
   async enqueue(taskId: string): Promise<void> {

@@ -1,14 +1,11 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
-import { z } from 'zod';
-import type { ShimConfig } from '../config/schema.js';
+import { TokensFileSchema, type ShimConfig } from '../config/schema.js';
 
 /** The principal every task is bound to, from the verified credential; undefined means 401. */
 export type Authenticator = (headers: IncomingHttpHeaders) => string | undefined;
 
 export const ANONYMOUS = 'anonymous';
-
-const TokensFile = z.record(z.string().min(16, 'tokens must be at least 16 characters'), z.string().min(1));
 
 export function createAuthenticator(auth: ShimConfig['auth']): Authenticator {
   if (auth.mode === 'none') return () => ANONYMOUS;
@@ -27,7 +24,7 @@ function loadTokens(path: string): Record<string, string> {
   } catch (err) {
     throw new Error(`tokens file ${path}: ${(err as Error).message}`, { cause: err });
   }
-  const parsed = TokensFile.safeParse(json);
+  const parsed = TokensFileSchema.safeParse(json);
   if (!parsed.success) throw new Error(`tokens file ${path}: expected {"<token>": "<principal>"}: ${parsed.error.issues[0]?.message}`);
   return parsed.data;
 }

@@ -19,3 +19,12 @@ export function detectEra(headers: IncomingHttpHeaders, body: unknown): Era {
   if (typeof version === 'string') return 'legacy';
   return 'modern';
 }
+
+/**
+ * GET and DELETE carry no body, so only the version header can put them on the stateless wire
+ * (which answers 405); every other one belongs to the legacy wire (§1, our era-dispatch rule).
+ */
+export function detectBodylessEra(headers: IncomingHttpHeaders): Era {
+  const version = headers['mcp-protocol-version'];
+  return typeof version === 'string' && isModernVersion(version) ? 'modern' : 'legacy';
+}

@@ -4,7 +4,7 @@ import { errorResponse, parseJson } from '../wire/jsonrpc/message.js';
 import { json, type Reply } from '../wire/reply.js';
 import type { Sep2663Handler } from '../wire/sep2663/handler.js';
 import type { Authenticator } from './auth.js';
-import { detectEra } from './era.js';
+import { detectBodylessEra, detectEra } from './era.js';
 import { BodyTooLargeError, readBody } from './read-body.js';
 import { writeReply } from './write-reply.js';
 
@@ -19,6 +19,8 @@ export interface McpEndpointOptions {
   authenticate: Authenticator;
   allowedOrigins: readonly string[];
   maxBodyBytes: number;
+  /** Sees every SEP-2663 answer (traffic recording); synchronous, never throws. */
+  observe?: (req: IncomingMessage, res: ServerResponse, parsed: unknown, principal: string, reply: Reply, startedAt: number) => void;
 }
 
 /**
@@ -46,7 +48,7 @@ async function route(req: IncomingMessage, res: ServerResponse, options: McpEndp
     });
   }
   if (req.method !== 'POST') {
-    if (options.legacy) {
+    if (options.legacy && detectBodylessEra(req.headers) === 'legacy') {
       await options.legacy.handle(req, res, undefined, undefined, principal);
       return undefined;
     }
@@ -90,7 +92,10 @@ async function route(req: IncomingMessage, res: ServerResponse, options: McpEndp
   res.once('close', () => {
     if (!res.writableFinished) abort.abort();
   });
-  return options.sep2663.handle({ headers: req.headers, body: parsed, principal, signal: abort.signal });
+  const startedAt = performance.now();
+  const reply = await options.sep2663.handle({ headers: req.headers, body: parsed, principal, signal: abort.signal });
+  options.observe?.(req, res, parsed, principal, reply, startedAt);
+  return reply;
 }
 
 function acceptsAnswer(accept: string | undefined): boolean {

@@ -13,6 +13,8 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** Kills the server if it runs and starts it again on the same port and directory. */
   restart(): Promise<void>;
+  /** Kills the server and keeps its directory, so that `restart()` brings it back (an outage). */
+  halt(): Promise<void>;
 }
 
 const READY_TIMEOUT_MS = 10_000;
@@ -60,6 +62,9 @@ export async function startRedis(opts: { appendonly?: boolean } = {}): Promise<R
       await kill(current);
       mkdirSync(dir, { recursive: true }); // gone if the server was stopped
       current = await launch(args(port), port);
+    },
+    async halt() {
+      await kill(current);
     },
   };
 }

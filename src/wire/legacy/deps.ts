@@ -1,5 +1,6 @@
 import type { TaskService } from '../../core/task-service.js';
 import type { SessionStore } from '../../session/session-store.js';
+import type { LegacyHooks } from './hooks.js';
 import type { Passthrough } from './passthrough.js';
 
 /** What the legacy adapter needs from the rest of the shim. */
@@ -14,4 +15,6 @@ export interface LegacyDeps {
   /** How long session indexes and stream logs are kept: the longest a task can live. */
   retentionMs: number;
   keepAliveMs: number;
+  /** Cutover controls and traffic recording (src/observe/wire-hooks.ts). */
+  hooks?: LegacyHooks;
 }

@@ -29,7 +29,8 @@ export class LegacyAdapter implements LegacyEndpoint {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, parsed: unknown, principal: string): Promise<void> {
-    const reply = await this.route(req, res, body, parsed, principal);
+    const reply = this.deps.hooks?.before(req, res, parsed) ?? (await this.route(req, res, body, parsed, principal));
+    this.deps.hooks?.after(req, res, principal, reply);
     if (reply) await writeReply(res, reply);
   }
 
@@ -84,7 +85,7 @@ export class LegacyAdapter implements LegacyEndpoint {
     if (typeof version === 'string' && version !== session.protocolVersion) {
       return json(400, errorResponse(null, new InvalidRequestError(`MCP-Protocol-Version '${version}' does not match the session's '${session.protocolVersion}'`)));
     }
-    return session;
+    return this.deps.hooks?.admit(req, session) ?? session;
   }
 
   private route_(session: SessionRecord): { clientSessionId: string; upstreamSessionId?: string } {
@@ -158,11 +159,8 @@ export class LegacyAdapter implements LegacyEndpoint {
     const lastEventId = req.headers['last-event-id'];
     if (typeof lastEventId === 'string' && lastEventId !== '') {
       const log = await this.deps.sessions.eventsAfter(session.sessionId, lastEventId);
-      if (!log) {
-        // Not one of ours: the upstream's own stream (e.g. a passthrough POST) resumes there.
-        this.deps.passthrough.forward(req, res, this.route_(session));
-        return undefined;
-      }
+      // An id we never issued (or whose log expired) has nothing to replay: a fresh stream then.
+      if (!log) return { kind: 'stream', serve: (response) => serveGetStream(this.deps, session, response) };
       const resume = { streamId: log.streamId, events: log.events };
       const meta = log.meta;
       return {

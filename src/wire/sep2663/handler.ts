@@ -9,6 +9,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import {
+  ErrorCode,
   InternalError,
   InvalidParamsError,
   InvalidRequestError,
@@ -16,6 +17,7 @@ import {
   MissingCapabilityError,
   ShimError,
   UnsupportedVersionError,
+  UpstreamRpcError,
 } from '../../core/errors.js';
 import type { ToolCatalog } from '../../core/ports.js';
 import type { CallContext } from '../../core/call.js';
@@ -239,7 +241,11 @@ export class Sep2663Handler {
   private async translate(method: string, call: Call): Promise<Record<string, unknown>> {
     const route = TRANSLATED[method] as { schema: z.ZodType; cache?: 'public' | 'private' };
     const { _meta: _dropped, ...params } = call.params;
-    const result = (await this.options.upstream.request(method, params, route.schema, call.signal)) as Record<string, unknown>;
+    const result = (await this.options.upstream.request(method, params, route.schema, call.signal).catch((err: unknown) => {
+      // A method the upstream does not serve is unknown here too: -32601 with its 404 (§6).
+      if (err instanceof UpstreamRpcError && err.code === ErrorCode.MethodNotFound) throw new MethodNotFoundError(method, 'not served by the upstream');
+      throw err;
+    })) as Record<string, unknown>;
     return route.cache ? { ...result, ...this.cacheHint(route.cache) } : result;
   }
 

@@ -35,7 +35,8 @@ export const TasksUpdateParams = z.looseObject({
 export const ListenParams = z.looseObject({
   notifications: z
     .looseObject({
-      taskIds: z.array(z.string().min(1).max(256)).optional(),
+      // Any string: an id that cannot be ours is simply not acknowledged (§17), not an error.
+      taskIds: z.array(z.string()).optional(),
     })
     .optional(),
 });

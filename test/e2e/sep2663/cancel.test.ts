@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useStack, type StoreKind } from '../../support/e2e-stack.js';
-import { pollUntil, Sep2663Client, textOf, type Json } from '../../support/sep2663-client.js';
+import type { RecordedMessage } from '../../support/recording-proxy.js';
+import { buildRequest, pollUntil, postRaw, Sep2663Client, textOf, type Json } from '../../support/sep2663-client.js';
 
 const STORES: StoreKind[] = ['redis', 'embedded'];
 const stack = useStack({ stores: STORES, record: true });
@@ -12,7 +13,7 @@ function expectBareAck(reply: { status: number; body: Json }): void {
   expect(rest).toEqual({ resultType: 'complete' });
 }
 
-describe.each(STORES)('tasks/cancel (%s store)', (store) => {
+describe.concurrent.each(STORES)('tasks/cancel (%s store)', (store) => {
   const client = (): Sep2663Client => new Sep2663Client(stack.shim(store).url);
 
   it('cancelling a running slow_compute acks with no task fields and the task ends cancelled', async () => {
@@ -48,6 +49,25 @@ describe.each(STORES)('tasks/cancel (%s store)', (store) => {
     );
   });
 
+  it('a client that closes the tools/call response inside the auto window cancels the task it was never told about', async () => {
+    // A window far longer than the test needs, so that the client surely leaves inside it.
+    const patient = await stack.startShim({ store, env: { SHIM_AUTO_WINDOW_MS: '20000' } });
+    const label = `left-${store}`;
+    const abort = new AbortController();
+    const pending = new Sep2663Client(patient.url).callTool('slow_compute', { seconds: 30, label }, { signal: abort.signal }).catch((err: unknown) => err);
+    const call = await pollUntil(
+      async () => stack.recorder.messages.find((m) => m.method === 'tools/call' && (m.params?.arguments as Json)?.label === label),
+      (m) => m !== undefined,
+    );
+    abort.abort();
+    expect(await pending).toBeInstanceOf(Error);
+    await pollUntil(
+      async () => stack.recorder.messages.some((m) => m.method === 'notifications/cancelled' && m.params?.requestId === (call as RecordedMessage).id),
+      Boolean,
+      { timeoutMs: 5_000 },
+    );
+  });
+
   it('cancelling a task that waits for input ends it cancelled and withdraws its inputRequests', async () => {
     const c = client();
     const created = await c.createTask('confirm_delete', { filename: 'x.txt' });
@@ -55,6 +75,21 @@ describe.each(STORES)('tasks/cancel (%s store)', (store) => {
     expectBareAck(await c.cancelTask(created.taskId));
     const task = await c.waitForStatus(created.taskId, 'cancelled');
     expect(task).not.toHaveProperty('inputRequests');
+  });
+
+  it('neither notifications/cancelled for the creating request nor closing a listen stream cancels a task', async () => {
+    const c = client();
+    const created = await c.createTask('slow_compute', { seconds: 30 }, { id: `create-${store}` });
+    const { headers, body } = buildRequest('notifications/cancelled', { requestId: `create-${store}`, reason: 'changed my mind' });
+    delete body.id;
+    expect((await postRaw(c.url, JSON.stringify(body), headers)).status).toBe(202);
+    const stream = await c.listen({ notifications: { taskIds: [created.taskId] } });
+    await stream.nextMessage((m) => m.method === 'notifications/tasks');
+    stream.close();
+    // A change would show at once (a cancel is atomic); the task is still running.
+    await c.result('tools/call', { name: 'greet', arguments: { name: 'sync point' } });
+    expect((await c.result('tasks/get', { taskId: created.taskId })).status).toBe('working');
+    await c.cancelTask(created.taskId);
   });
 
   it('a cancel on a terminal task is the same empty ack and the task does not change', async () => {

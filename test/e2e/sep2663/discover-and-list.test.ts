@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEMO_TOOL_POLICIES } from '../../../src/demo-upstream/policies.js';
 import { useStack, type StoreKind } from '../../support/e2e-stack.js';
-import { META, Sep2663Client, TASKS_EXTENSION } from '../../support/sep2663-client.js';
+import { buildRequest, META, postRaw, Sep2663Client, TASKS_EXTENSION } from '../../support/sep2663-client.js';
 
 const STORES: StoreKind[] = ['redis', 'embedded'];
 const stack = useStack({ stores: STORES });
@@ -52,11 +52,16 @@ describe.each(STORES)('server/discover and tools/list (%s store)', (store) => {
 
   it('a notification gets 202 with no body', async () => {
     const c = client();
-    const { buildRequest, postRaw } = await import('../../support/sep2663-client.js');
     const { headers, body } = buildRequest('notifications/initialized');
     delete body.id;
     const reply = await postRaw(c.url, JSON.stringify(body), headers);
     expect(reply.status).toBe(202);
     expect(reply.text).toBe('');
+  });
+
+  it.each(['resources/list', 'prompts/list'])('%s, which the demo upstream does not serve, is HTTP 404 -32601', async (method) => {
+    const reply = await client().request(method);
+    expect(reply.status).toBe(404);
+    expect(reply.body.error.code).toBe(-32601);
   });
 });

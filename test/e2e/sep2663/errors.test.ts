@@ -48,7 +48,7 @@ async function expectStillServing(url: string): Promise<void> {
   expect(textOf(result)).toBe('Hello, again!');
 }
 
-describe('errors and the order of checks (§19)', () => {
+describe.concurrent('errors and the order of checks (§19)', () => {
   const url = (): string => stack.shim().url;
   const client = (): Sep2663Client => new Sep2663Client(url());
   afterEach(async () => expectStillServing(url()));
@@ -289,7 +289,7 @@ describe('errors and the order of checks (§19)', () => {
 describe('a configured body limit (SHIM_MAX_BODY_BYTES)', () => {
   let small: ShimProcess;
   beforeAll(async () => {
-    small = await stack.startShim({ env: { SHIM_MAX_BODY_BYTES: '2048' } });
+    small = await stack.startShim({ env: { SHIM_MAX_BODY_BYTES: '2048', SHIM_ALLOWED_ORIGINS: 'https://app.example' } });
   });
   afterEach(async () => expectStillServing(small.url));
 
@@ -314,6 +314,13 @@ describe('a configured body limit (SHIM_MAX_BODY_BYTES)', () => {
     });
     expect(status).toBe(413);
     expect(json.error.code).toBe(-32600);
+  });
+
+  it('an allowed Origin (SHIM_ALLOWED_ORIGINS) is served, any other is HTTP 403', async () => {
+    const c = new Sep2663Client(small.url);
+    expect((await c.request('tools/list', {}, { headers: { origin: 'https://app.example' } })).status).toBe(200);
+    const refused = await c.request('tools/list', {}, { headers: { origin: 'https://other.example' } });
+    expect(refused.status).toBe(403);
   });
 
   it('a body under the limit is served', async () => {

@@ -20,7 +20,7 @@ function errorOf(reply: Reply): Json {
   return { status: reply.status, error: reply.body.error };
 }
 
-describe.each(STORES)('authentication and foreign tasks (%s store)', (store) => {
+describe.concurrent.each(STORES)('authentication and foreign tasks (%s store)', (store) => {
   const alice = (): Sep2663Client => new Sep2663Client(stack.shim(store).url, { token: ALICE });
   const bob = (): Sep2663Client => new Sep2663Client(stack.shim(store).url, { token: BOB });
 
@@ -49,6 +49,8 @@ describe.each(STORES)('authentication and foreign tasks (%s store)', (store) => 
       [await bob().getTask(created.taskId, { id: 1 }), await bob().getTask(UNKNOWN_ID, { id: 1 })],
       [await bob().updateTask(created.taskId, answer, { id: 1 }), await bob().updateTask(UNKNOWN_ID, answer, { id: 1 })],
       [await bob().cancelTask(created.taskId, { id: 1 }), await bob().cancelTask(UNKNOWN_ID, { id: 1 })],
+      // A malformed answer to the outstanding key must not reveal that the task exists either.
+      [await bob().updateTask(created.taskId, { [key]: { content: {} } }, { id: 1 }), await bob().updateTask(UNKNOWN_ID, { [key]: { content: {} } }, { id: 1 })],
     ];
     for (const [foreign, unknown] of pairs) {
       expect(errorOf(foreign)).toEqual(errorOf(unknown));

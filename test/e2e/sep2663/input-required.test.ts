@@ -22,7 +22,7 @@ function keyFor(task: Json, message: string): string {
   return entry[0];
 }
 
-describe.each(STORES)('input_required and tasks/update (%s store)', (store) => {
+describe.concurrent.each(STORES)('input_required and tasks/update (%s store)', (store) => {
   const client = (): Sep2663Client => new Sep2663Client(stack.shim(store).url);
 
   async function awaitInput(c: Sep2663Client, taskId: string, count = 1): Promise<Json> {

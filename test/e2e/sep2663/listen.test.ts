@@ -9,7 +9,7 @@ const UNKNOWN_ID = 'AAAAAAAAAAAAAAAAAAAAAA';
 const isTaskNote = (taskId: string, status?: string) => (m: Json): boolean =>
   m.method === 'notifications/tasks' && m.params.taskId === taskId && (status === undefined || m.params.status === status);
 
-describe.each(STORES)('subscriptions/listen with taskIds (%s store)', (store) => {
+describe.concurrent.each(STORES)('subscriptions/listen with taskIds (%s store)', (store) => {
   const client = (): Sep2663Client => new Sep2663Client(stack.shim(store).url);
 
   async function withStream<T>(stream: ListenStream, fn: (s: ListenStream) => Promise<T>): Promise<T> {

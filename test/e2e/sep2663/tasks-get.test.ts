@@ -7,7 +7,7 @@ const stack = useStack({ stores: STORES });
 
 const DETAIL_FIELDS = ['result', 'error', 'inputRequests'];
 
-describe.each(STORES)('tasks/get (%s store)', (store) => {
+describe.concurrent.each(STORES)('tasks/get (%s store)', (store) => {
   const client = (): Sep2663Client => new Sep2663Client(stack.shim(store).url);
 
   it('a completed task inlines the CallToolResult (with resultType complete) and the answer itself is resultType complete', async () => {

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { useStack, type StoreKind } from '../../support/e2e-stack.js';
 import { pollUntil, Sep2663Client, type Reply } from '../../support/sep2663-client.js';
 
-const TTL_MS = 2_000;
+const TTL_MS = 4_000;
 const NOT_FOUND = 'Failed to retrieve task: Task not found';
 const STORES: StoreKind[] = ['redis', 'embedded'];
 const stack = useStack({ stores: STORES, env: { SHIM_DEFAULT_TTL_MS: String(TTL_MS), SHIM_AUTO_WINDOW_MS: '200' } });
@@ -25,7 +25,7 @@ async function scanKeys(pattern: string): Promise<string[]> {
   return keys;
 }
 
-describe.each(STORES)('task TTL (%s store)', (store) => {
+describe.concurrent.each(STORES)('task TTL (%s store)', (store) => {
   const client = (): Sep2663Client => new Sep2663Client(stack.shim(store).url);
 
   it('the handle carries the configured ttlMs', async () => {
@@ -39,20 +39,21 @@ describe.each(STORES)('task TTL (%s store)', (store) => {
     const deadline = Date.parse(created.createdAt) + created.ttlMs;
     await c.waitForStatus(created.taskId, 'completed');
 
+    // The server decided a read after `sent` and before `answered`.
     let lastRead = 0;
     const gone = await pollUntil(
       async () => {
-        const at = Date.now();
+        const sent = Date.now();
         const reply = await c.getTask(created.taskId);
-        if (reply.body.result) lastRead = at;
-        return { at, reply };
+        if (reply.body.result) lastRead = sent;
+        return { answered: Date.now(), reply };
       },
       ({ reply }) => reply.body.error !== undefined,
       { timeoutMs: TTL_MS + 2_000, intervalMs: 20 },
     );
-    // No early expiry: it was read shortly before the deadline, and it was gone only from it on.
-    expect(lastRead).toBeGreaterThan(deadline - 500);
-    expect(gone.at).toBeGreaterThanOrEqual(deadline - 50);
+    // No early expiry: it was still read close to the deadline, and it was gone only from it on.
+    expect(lastRead).toBeGreaterThan(deadline - 1_500);
+    expect(gone.answered).toBeGreaterThanOrEqual(deadline);
     expect(gone.reply.body.error).toEqual({ code: -32602, message: NOT_FOUND });
 
     const replies: Reply[] = [
@@ -73,11 +74,14 @@ describe.each(STORES)('task TTL (%s store)', (store) => {
     const created = await c.createTask('slow_compute', { seconds: 30 });
     const deadline = Date.parse(created.createdAt) + created.ttlMs;
     const gone = await pollUntil(
-      async () => ({ at: Date.now(), reply: await c.getTask(created.taskId) }),
+      async () => {
+        const reply = await c.getTask(created.taskId);
+        return { answered: Date.now(), reply };
+      },
       ({ reply }) => reply.body.error !== undefined,
       { timeoutMs: TTL_MS + 2_000, intervalMs: 50 },
     );
-    expect(gone.at).toBeGreaterThanOrEqual(deadline - 50);
+    expect(gone.answered).toBeGreaterThanOrEqual(deadline);
     expect(gone.reply.body.error.code).toBe(-32602);
   });
 
@@ -85,12 +89,12 @@ describe.each(STORES)('task TTL (%s store)', (store) => {
     it('leaves no task keys behind in Redis once the tasks expired', async () => {
       const c = client();
       const created = await c.createTask('confirm_delete', { filename: 'ttl.txt' });
+      expect(await scanKeys(`*${created.taskId}*`)).not.toEqual([]);
       const task = await c.waitForStatus(created.taskId, 'input_required');
       await c.updateTask(created.taskId, { [Object.keys(task.inputRequests)[0] as string]: { action: 'decline' } });
-      expect((await scanKeys('mts:*')).length).toBeGreaterThan(0);
       // Every task of this file has a TTL of TTL_MS; wait out the last one created.
-      await pollUntil(() => scanKeys('mts:*'), (keys) => keys.length === 0, { timeoutMs: TTL_MS + 3_000, intervalMs: 100 });
-      // Nor anything else about the task, the work queue's job included.
+      await pollUntil(() => scanKeys('mts:task:*'), (keys) => keys.length === 0, { timeoutMs: TTL_MS + 3_000, intervalMs: 100 });
+      // Nor any other key about the task, the work queue's job included.
       expect(await scanKeys(`*${created.taskId}*`)).toEqual([]);
     });
   }

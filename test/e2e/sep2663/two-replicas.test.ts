@@ -51,12 +51,13 @@ describe('two shim processes on one Redis', () => {
     }
   });
 
-  it('tasks survive the replica that created them', async () => {
+  it('a task outlives the replica that created it (killed)', async () => {
     const third = await stack.startShim();
     const created = await new Sep2663Client(third.url).createTask('confirm_delete', { filename: 'orphan.txt' });
     const task = await one().waitForStatus(created.taskId, 'input_required');
-    await third.stop();
+    await third.stop('SIGKILL');
     const read = await two().result('tasks/get', { taskId: created.taskId });
     expect(read.taskId).toBe(task.taskId);
+    await two().cancelTask(created.taskId);
   });
 });

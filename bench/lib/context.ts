@@ -1,0 +1,33 @@
+import type { RedisServer } from './servers.js';
+import type { Served } from './proc.js';
+
+export interface BenchContext {
+  redis: RedisServer;
+  upstream: Served;
+  shim: Served;
+  sdk: Served;
+  bare: Served;
+  pipe: Served;
+  policy: string;
+  workDir: string;
+  rounds: number;
+  durationS: number;
+  connections: number;
+  log: (line: string) => void;
+}
+
+export interface TargetCheck {
+  target: string;
+  value: string;
+  pass: boolean | null;
+}
+
+export interface ScenarioResult {
+  name: string;
+  title: string;
+  /** Rows of the results table: variant → metrics. */
+  rows: Array<Record<string, string | number>>;
+  targets: TargetCheck[];
+  notes: string[];
+  raw?: unknown;
+}

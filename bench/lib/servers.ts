@@ -1,0 +1,49 @@
+/** Starting the systems under test: Redis, the demo upstream, the shim, the baselines. */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startRedis, type RedisServer } from '../../test/support/redis-server.js';
+import { ROOT, spawnServer, type Served } from './proc.js';
+
+export { startRedis, type RedisServer };
+
+const TSX = ['--import', 'tsx'];
+
+/** Policies for the bench: `greet` (instant) and `slow_compute` always run as tasks. */
+export function policyFile(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, 'bench-policy.json');
+  writeFileSync(path, JSON.stringify({ tools: { greet: 'required', slow_compute: 'required' } }));
+  return path;
+}
+
+export function startUpstream(): Promise<Served> {
+  return spawnServer('demo upstream', [...TSX, 'src/demo-upstream/main.ts', '--port', '0'], { ready: /demo upstream listening on (\S+)/ });
+}
+
+export interface ShimStart {
+  upstream: string;
+  redis: string;
+  policy: string;
+  env?: Record<string, string>;
+  cpuProfDir?: string;
+}
+
+export function startShim(o: ShimStart): Promise<Served> {
+  return spawnServer(
+    'shim',
+    [join(ROOT, 'bin/mcp-tasks-shim.js'), 'serve', '--upstream', o.upstream, '--redis', o.redis, '--port', '0', '--policy', o.policy],
+    { ready: /mcp-tasks-shim listening on (\S+)/, env: o.env, cpuProfDir: o.cpuProfDir },
+  );
+}
+
+export function startSdkBaseline(): Promise<Served> {
+  return spawnServer('sdk task server', [...TSX, 'bench/baselines/sdk-task-server.ts'], { ready: /sdk-task-server listening on (\S+)/ });
+}
+
+export function startBareRedis(redis: string): Promise<Served> {
+  return spawnServer('bare node+redis', [...TSX, 'bench/baselines/bare-redis.ts', '--redis', redis], { ready: /bare-redis listening on (\S+)/ });
+}
+
+export function startPipeProxy(upstream: string): Promise<Served> {
+  return spawnServer('pipe proxy', [...TSX, 'bench/baselines/pipe-proxy.ts', '--upstream', upstream], { ready: /pipe-proxy listening on (\S+)/ });
+}

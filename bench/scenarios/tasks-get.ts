@@ -1,0 +1,62 @@
+/** tasks/get throughput and latency on Redis vs the SDK's in-memory task server and bare node+redis. */
+import { compare } from '../lib/compare.js';
+import type { BenchContext, ScenarioResult } from '../lib/context.js';
+import { runLoad } from '../lib/load.js';
+import { legacy, mustResult, openLegacySession, sep2663 } from '../lib/mcp.js';
+import { sleep } from '../lib/proc.js';
+import { ratio, round } from '../lib/stats.js';
+
+export async function tasksGet(ctx: BenchContext): Promise<ScenarioResult> {
+  const created = await mustResult(ctx.shim.url, sep2663('tools/call', { name: 'greet', arguments: { name: 'bench' } }));
+  for (let i = 0; i < 100; i++) {
+    const t = await mustResult(ctx.shim.url, sep2663('tasks/get', { taskId: created.taskId }));
+    if (t.status === 'completed') break;
+    await sleep(50);
+  }
+  const session = await openLegacySession(ctx.sdk.url, { tasks: {} });
+  const sdkTask = await mustResult(ctx.sdk.url, legacy('tools/call', { name: 'greet', arguments: { name: 'bench' }, task: { ttl: 3_600_000 } }, session));
+  await mustResult(ctx.sdk.url, legacy('tasks/get', { taskId: sdkTask.task.taskId }, session));
+
+  const shimReq = sep2663('tasks/get', { taskId: created.taskId });
+  const sdkReq = legacy('tasks/get', { taskId: sdkTask.task.taskId }, session);
+  const base = { connections: ctx.connections, durationS: ctx.durationS };
+  const variants = [
+    { name: 'shim (Redis)', spec: { ...base, url: ctx.shim.url, headers: shimReq.headers, body: shimReq.body } },
+    { name: 'SDK in-memory task server', spec: { ...base, url: ctx.sdk.url, headers: sdkReq.headers, body: sdkReq.body } },
+    { name: 'bare node:http + 1 Redis GET', spec: { ...base, url: `${ctx.bare.url}/get`, headers: { 'content-type': 'application/json' }, body: shimReq.body } },
+  ];
+  const peak = await compare(variants, { rounds: ctx.rounds, warmupS: 2, log: ctx.log });
+
+  // Latency at half of each server's own peak (fixed arrival rate).
+  const half: Record<string, { p50: number; p99: number; rate: number; rps: number }> = {};
+  for (const v of variants) {
+    const rate = Math.max(1, Math.round(peak[v.name]!.rps / 2));
+    const r = await runLoad({ ...v.spec, rate });
+    ctx.log(`    half load ${v.name}: ${rate} req/s offered, ${round(r.rps, 0)} served, p50 ${r.p50} ms p99 ${r.p99} ms`);
+    half[v.name] = { p50: r.p50, p99: r.p99, rate, rps: round(r.rps, 0) };
+  }
+  const shim = peak['shim (Redis)']!;
+  const sdk = peak['SDK in-memory task server']!;
+  const bare = peak['bare node:http + 1 Redis GET']!;
+  const shimHalf = half['shim (Redis)']!;
+  return {
+    name: 'tasks-get',
+    title: 'tasks/get throughput and latency',
+    rows: variants.map((v) => ({
+      variant: v.name,
+      'req/s (median)': peak[v.name]!.rps,
+      'p50 ms': peak[v.name]!.p50,
+      'p99 ms': peak[v.name]!.p99,
+      'p50 ms @ half peak': half[v.name]!.p50,
+      'p99 ms @ half peak': half[v.name]!.p99,
+      'shim ÷ this': v.name.startsWith('shim') ? '—' : ratio(shim.rps, peak[v.name]!.rps),
+    })),
+    targets: [
+      { target: 'tasks/get ≥ 1.0× SDK in-memory server', value: `${ratio(shim.rps, sdk.rps)}×`, pass: shim.rps >= sdk.rps },
+      { target: 'tasks/get ≥ 0.7× bare node+redis', value: `${ratio(shim.rps, bare.rps)}×`, pass: shim.rps >= 0.7 * bare.rps },
+      { target: 'tasks/get p99 < 5 ms at half of peak', value: `${shimHalf.p99} ms @ ${shimHalf.rate} req/s`, pass: shimHalf.p99 < 5 },
+    ],
+    notes: [`${ctx.connections} connections, ${ctx.durationS} s per round, ${ctx.rounds} rounds; one completed task polled repeatedly.`],
+    raw: { peak, half },
+  };
+}

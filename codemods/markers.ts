@@ -1,0 +1,73 @@
+import { METHOD_TABLE } from '../src/mapping/methods.js';
+
+/** Every marker comment starts with this, so `grep -rn MCP-TASKS-MIGRATE` finds what is left to do. */
+export const MARKER_PREFIX = 'MCP-TASKS-MIGRATE';
+
+function note(method: string): string {
+  return METHOD_TABLE.find((row) => row.method === method)?.note ?? '';
+}
+
+/**
+ * Each marker code, the instruction written into the code, and what it means (docs/codemod.md
+ * lists the same). The instruction is stable text: tools may match on it.
+ */
+export const MARKERS = {
+  'unresolved-client': {
+    instruction: 'this MCP Client is not created in this file (parameter, property or import): create a TasksClient next to it and call that here',
+  },
+  'client-url': {
+    instruction: 'set url to the MCP endpoint (Streamable HTTP) of the server: the codemod could not read it from the transport',
+  },
+  'stream-shape': {
+    instruction: 'callToolStream is not consumed by one for-await loop that branches on message.type: use tasksClient.callTool(name, args, { onTaskCreated, onStatus }) or startTool + waitForTask',
+  },
+  'request-options': {
+    instruction: 'TasksClient has no timeout/progress request options (signal is kept): rewrite this call by hand, e.g. with signal: AbortSignal.timeout(ms)',
+  },
+  'tasks-list': {
+    instruction: `tasks/list is gone in SEP-2663: ${note('tasks/list')} (TasksClient keeps them in its taskStore; resumeAll() drives them)`,
+  },
+  'cancel-result': {
+    instruction: 'tasks/cancel now answers an empty ack: read the outcome with tasksClient.getTask(taskId) after tasksClient.cancelTask(taskId)',
+  },
+  'plain-result': {
+    instruction: 'the server now decides whether tools/call becomes a task: handle the plain result (kind === "result") instead of throwing',
+  },
+  'create-task-result': {
+    instruction: 'a task-augmented tools/call whose CreateTaskResult is used other than as .task.*: use tasksClient.startTool(name, args), which answers { kind: "task", task } or { kind: "result", result }',
+  },
+  'dialect-create': {
+    instruction: 'tasks/create is not followed by a poll loop the codemod recognises: use tasksClient.callTool(name, args) to run it to its end, or startTool(name, args) + waitForTask(taskId)',
+  },
+  'status-notifications': {
+    instruction: `notifications/tasks/status is not sent on SEP-2663 (${note('notifications/tasks/status')}): pass this handler as onStatus to tasksClient.callTool/waitForTask`,
+  },
+  'elicitation-handler': {
+    instruction: `this elicitation handler answers task input: ${note('elicitation/create')}; pass it as onInputRequest to the TasksClient`,
+  },
+  'elicitation-moved': {
+    instruction: 'the elicitation handler moved to the TasksClient (onInputRequest); this SDK Client still sends requests: register a handler again if they elicit',
+  },
+  'sdk-client-unused': {
+    instruction: 'this SDK Client no longer sends task requests: remove it (and its connect/close) if nothing else needs it',
+  },
+  'status-literal': {
+    instruction: 'a tasks/create-dialect status word compared with a status the codemod cannot trace to a task: SEP-2663 tasks use working, input_required, completed, failed, cancelled',
+  },
+  'custom-transport': {
+    instruction: 'a legacy tasks request built by hand (custom transport): send it through TasksClient (callTool, getTask, updateTask, cancelTask) instead',
+  },
+} as const satisfies Record<string, { instruction: string }>;
+
+export type MarkerCode = keyof typeof MARKERS;
+
+/** Codes for files that could not be processed (report rows only, never written into code). */
+export type FileErrorCode = 'parse-error' | 'transform-error' | 'read-error' | 'write-error';
+
+export function markerComment(code: MarkerCode): string {
+  return `// ${MARKER_PREFIX}(${code}): ${MARKERS[code].instruction}`;
+}
+
+export function hasMarker(commentText: string, code: MarkerCode): boolean {
+  return commentText.includes(`${MARKER_PREFIX}(${code})`);
+}

@@ -1,0 +1,50 @@
+import { SyntaxKind, type Node } from 'ts-morph';
+import { METHOD_TABLE } from '../../src/mapping/methods.js';
+import { isRepeatable, isResultUnused, matchExperimentalCall, matchRawRequest } from '../mcp-calls.js';
+import { taskIdParam, tasksClientAt } from './shared.js';
+import type { Transform } from './types.js';
+
+const CANCEL_METHODS = new Set(METHOD_TABLE.filter((row) => row.sep2663 === 'tasks/cancel').map((row) => row.method));
+
+export const cancelTask: Transform = {
+  name: 'cancel-task',
+  description: 'client.experimental.tasks.cancelTask(id) and raw tasks/cancel → tasksClient.cancelTask(id) (+ getTask when the old answer, a task, is used)',
+  triggers: ['cancelTask', ...CANCEL_METHODS],
+  run(ctx) {
+    for (const call of ctx.sourceFile.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+      if (!ctx.isFree(call.getStart(), call.getEnd())) continue;
+      const exp = matchExperimentalCall(call);
+      let id: Node | undefined;
+      let options: Node | undefined;
+      let receiver: Node;
+      let mcpOnly = true;
+      if (exp?.method === 'cancelTask') {
+        [id, options] = call.getArguments();
+        receiver = exp.receiver;
+      } else {
+        const raw = matchRawRequest(call);
+        if (!raw || !CANCEL_METHODS.has(raw.method)) continue;
+        id = taskIdParam(raw.params);
+        options = raw.options;
+        receiver = raw.receiver;
+        mcpOnly = false; // tasks/cancel is a common method name outside MCP
+      }
+      if (!id) continue;
+      const tc = tasksClientAt(ctx, receiver, call, { mcpOnly });
+      if (!tc) continue;
+      if (options) {
+        ctx.marker(call, 'request-options');
+        continue;
+      }
+      const idText = id.getText();
+      if (isResultUnused(call)) {
+        if (ctx.replaceNode(call, `${tc}.cancelTask(${idText})`)) ctx.rewrote();
+      } else if (isRepeatable(id)) {
+        // The old answer was the task; SEP-2663 acks with nothing, so read the task afterwards.
+        if (ctx.replaceNode(call, `${tc}.cancelTask(${idText}).then(() => ${tc}.getTask(${idText}))`)) ctx.rewrote();
+      } else {
+        ctx.marker(call, 'cancel-result');
+      }
+    }
+  },
+};

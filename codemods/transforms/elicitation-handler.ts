@@ -1,0 +1,106 @@
+import { Node, SyntaxKind, type ObjectLiteralExpression } from 'ts-morph';
+import { bodyStatements, expressionAt, semi, statementsAt } from '../codegen.js';
+import { resolveClient, statementOf } from '../mcp-calls.js';
+import { isSdkSpecifier } from '../reexports.js';
+import { isReference, resolveIdentifier } from '../scope.js';
+import { indentationAt } from '../text.js';
+import { addProperty } from './shared.js';
+import type { Transform, TransformContext } from './types.js';
+
+const SDK_TYPES_MODULE = '@modelcontextprotocol/sdk/types.js';
+
+export const elicitationHandler: Transform = {
+  name: 'elicitation-handler',
+  description: "client.setRequestHandler(ElicitRequestSchema, handler) of a migrated client → the TasksClient's onInputRequest (answers go back with tasks/update)",
+  triggers: ['ElicitRequestSchema'],
+  run(ctx) {
+    for (const call of ctx.sourceFile.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+      const callee = call.getExpression();
+      if (!Node.isPropertyAccessExpression(callee) || callee.getName() !== 'setRequestHandler') continue;
+      const [schema, handler] = call.getArguments();
+      if (!handler || !ctx.mcp.isSdkExport(schema, 'ElicitRequestSchema')) continue;
+      const client = resolveClient(callee.getExpression(), ctx.mcp);
+      if (client.kind !== 'constructed') continue;
+      const tcDecl = ctx.existingTasksClient(client.decl);
+      if (!tcDecl) continue; // nothing of this client was migrated: the handler serves the SDK client only
+      const statement = statementOf(call);
+      const options = tcDecl.getInitializer()?.asKind(SyntaxKind.NewExpression)?.getArguments()[0];
+      if (!statement || !Node.isExpressionStatement(statement) || statement.getExpression() !== call || !options || !Node.isObjectLiteralExpression(options)) {
+        ctx.marker(call, 'elicitation-handler');
+        continue;
+      }
+      if (options.getProperty('onInputRequest')) {
+        ctx.marker(call, 'elicitation-handler');
+        continue;
+      }
+      const propIndent = propertyIndent(ctx, options);
+      const value = handlerValue(ctx, handler, propIndent, schemaModule(schema));
+      if (!value) {
+        ctx.marker(call, 'elicitation-handler');
+        continue;
+      }
+      if (!ctx.isFree(statement.getStart(), statement.getEnd()) || !ctx.isFree(options.getStart(), options.getEnd())) continue;
+      if (addProperty(ctx, options, `onInputRequest: ${value}`, propIndent) && ctx.removeStatement(statement)) ctx.rewrote();
+    }
+  },
+};
+
+/** The SDK module the schema was imported from, for the ElicitRequest type next to it. */
+function schemaModule(schema: Node | undefined): string {
+  let node = schema;
+  if (node && Node.isPropertyAccessExpression(node)) node = node.getExpression();
+  if (node && Node.isIdentifier(node)) {
+    const binding = resolveIdentifier(node);
+    if ((binding?.kind === 'import' || binding?.kind === 'namespace-import') && isSdkSpecifier(binding.decl.getModuleSpecifierValue())) return binding.decl.getModuleSpecifierValue();
+  }
+  return SDK_TYPES_MODULE;
+}
+
+/**
+ * The handler as an InputRequestHandler: it receives `{ key, method, params }` (the same
+ * `params` as the elicitation request) and returns the same `{ action, content }` answer. In
+ * TypeScript the request is typed back to the SDK's ElicitRequest so the old body still checks.
+ */
+function handlerValue(ctx: TransformContext, handler: Node, indent: string, module: string): string | undefined {
+  if (Node.isIdentifier(handler)) {
+    if (!ctx.isTypeScript) return `(input) => ${handler.getText()}(input)`;
+    const type = ctx.importSdkType('ElicitRequest', module);
+    return `(input) => ${handler.getText()}(input as unknown as ${type})`;
+  }
+  if (!Node.isArrowFunction(handler) && !Node.isFunctionExpression(handler)) return undefined;
+  const params = handler.getParameters();
+  if (params.length > 2) return undefined;
+  const [request, extra] = params;
+  if (extra && usesParameter(extra, handler)) return undefined; // RequestHandlerExtra has no TasksClient equivalent
+  const asyncText = handler.isAsync() ? 'async ' : '';
+  const body = handler.getBody();
+  const bodyIndent = indent + ctx.style.indent;
+  const statements = Node.isBlock(body) ? bodyStatements(body) : undefined;
+  const bodyText = (prefix: string): string => {
+    if (statements) return `{\n${prefix}${statements.length ? statementsAt(ctx.sourceFile, ctx.text, statements, bodyIndent) : ''}\n${indent}}`;
+    const expr = expressionAt(ctx.sourceFile, ctx.text, body, bodyIndent);
+    return prefix ? `{\n${prefix}${bodyIndent}return ${expr}${semi(ctx.style)}\n${indent}}` : expr;
+  };
+  if (!request || !usesParameter(request, handler)) return `${asyncText}() => ${bodyText('')}`;
+  const requestText = request.getNameNode().getText();
+  if (!ctx.isTypeScript) return `${asyncText}(${requestText}) => ${bodyText('')}`;
+  const input = ctx.fresh('input', handler);
+  const type = ctx.importSdkType('ElicitRequest', module);
+  const cast = `${bodyIndent}const ${requestText} = ${input} as unknown as ${type}${semi(ctx.style)}\n`;
+  return `${asyncText}(${input}) => ${bodyText(cast)}`;
+}
+
+function usesParameter(param: Node, fn: Node): boolean {
+  const nameNode = (param as unknown as { getNameNode(): Node }).getNameNode();
+  const names = Node.isIdentifier(nameNode) ? [nameNode.getText()] : nameNode.getDescendantsOfKind(SyntaxKind.Identifier).map((i) => i.getText());
+  return fn
+    .getDescendantsOfKind(SyntaxKind.Identifier)
+    .some((id) => names.includes(id.getText()) && isReference(id) && id.getParent() !== param && !nameNode.getDescendants().includes(id) && id !== nameNode);
+}
+
+function propertyIndent(ctx: TransformContext, options: ObjectLiteralExpression): string {
+  const props = options.getProperties();
+  const last = props[props.length - 1];
+  if (last && ctx.text.slice(options.getStart(), last.getStart()).includes('\n')) return indentationAt(ctx.text, last.getStart());
+  return indentationAt(ctx.text, options.getStart()) + ctx.style.indent;
+}

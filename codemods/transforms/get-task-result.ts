@@ -1,0 +1,44 @@
+import { SyntaxKind } from 'ts-morph';
+import { isResultUnused, matchExperimentalCall, matchRawRequest } from '../mcp-calls.js';
+import { sdkResultType } from './callbacks.js';
+import { isMcpOnlyMethod, taskIdParam, tasksClientAt } from './shared.js';
+import type { Transform } from './types.js';
+
+export const getTaskResult: Transform = {
+  name: 'get-task-result',
+  description: 'client.experimental.tasks.getTaskResult(id, schema) and raw tasks/result → tasksClient.waitForTask(id) (drives the task, answers input, returns the result)',
+  triggers: ['getTaskResult', 'tasks/result'],
+  run(ctx) {
+    for (const call of ctx.sourceFile.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+      if (!ctx.isFree(call.getStart(), call.getEnd())) continue;
+      const exp = matchExperimentalCall(call);
+      let id;
+      let options;
+      let receiver;
+      let mcpOnly = true;
+      if (exp?.method === 'getTaskResult') {
+        [id, , options] = call.getArguments();
+        receiver = exp.receiver;
+      } else {
+        const raw = matchRawRequest(call);
+        if (!raw || raw.method !== 'tasks/result') continue;
+        id = taskIdParam(raw.params);
+        options = raw.options;
+        receiver = raw.receiver;
+        mcpOnly = isMcpOnlyMethod(raw.method);
+      }
+      if (!id) continue;
+      const schema = exp?.method === 'getTaskResult' ? call.getArguments()[1] : undefined;
+      const tc = tasksClientAt(ctx, receiver, call, { mcpOnly });
+      if (!tc) continue;
+      if (options) {
+        ctx.marker(call, 'request-options');
+        continue;
+      }
+      // TypeScript: keep the SDK's result type the old call had, so the code that reads it still checks.
+      const waited = `${tc}.waitForTask(${id.getText()})`;
+      const text = ctx.isTypeScript && exp && !isResultUnused(call) ? `(${waited} as Promise<${sdkResultType(ctx, schema)}>)` : waited;
+      if (ctx.replaceNode(call, text)) ctx.rewrote();
+    }
+  },
+};

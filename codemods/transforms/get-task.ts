@@ -1,0 +1,73 @@
+import { Node, SyntaxKind } from 'ts-morph';
+import { METHOD_TABLE } from '../../src/mapping/methods.js';
+import { matchExperimentalCall, matchRawRequest, outermostWrapper, unwrapExpression, type RawRequest } from '../mcp-calls.js';
+import { resolveIdentifier } from '../scope.js';
+import { TaskValues } from '../task-values.js';
+import { isMcpOnlyMethod, taskIdParam, tasksClientAt } from './shared.js';
+import type { Transform, TransformContext } from './types.js';
+
+/** Old methods that SEP-2663 replaces with tasks/get (tasks/status of the dialect, tasks/get of 2025-11-25). */
+const GET_METHODS = new Set(METHOD_TABLE.filter((row) => row.sep2663 === 'tasks/get').map((row) => row.method));
+
+export const getTask: Transform = {
+  name: 'get-task',
+  description: 'client.experimental.tasks.getTask(id), raw tasks/get and tasks/status requests → tasksClient.getTask(id)',
+  triggers: ['getTask', ...GET_METHODS],
+  run(ctx) {
+    for (const call of ctx.sourceFile.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+      const exp = matchExperimentalCall(call);
+      if (exp?.method === 'getTask') {
+        const [id, options] = call.getArguments();
+        if (!id || !ctx.isFree(call.getStart(), call.getEnd())) continue;
+        const tc = tasksClientAt(ctx, exp.receiver, call, { mcpOnly: true });
+        if (!tc) continue;
+        if (options) {
+          ctx.marker(call, 'request-options');
+          continue;
+        }
+        if (ctx.replaceNode(call, `${tc}.getTask(${id.getText()})`)) ctx.rewrote();
+        continue;
+      }
+      const raw = matchRawRequest(call);
+      if (!raw || !GET_METHODS.has(raw.method)) continue;
+      rewriteRaw(ctx, raw);
+    }
+  },
+};
+
+function rewriteRaw(ctx: TransformContext, raw: RawRequest): void {
+  const id = taskIdParam(raw.params);
+  if (!id || !ctx.isFree(raw.call.getStart(), raw.call.getEnd())) return;
+  if (raw.method === 'tasks/status' && feedsOldTask(ctx, raw.call)) return; // the tasks/create flow around it keeps its marker
+  const tc = tasksClientAt(ctx, raw.receiver, raw.call, { mcpOnly: isMcpOnlyMethod(raw.method) });
+  if (!tc) return;
+  if (raw.options) {
+    ctx.marker(raw.call, 'request-options');
+    return;
+  }
+  if (ctx.replaceNode(raw.call, `${tc}.getTask(${id.getText()})`)) ctx.rewrote();
+}
+
+/**
+ * `task = await client.request({ method: 'tasks/status' … })` into a variable that also holds
+ * something else (the old tasks/create result): rewriting only this half would mix two shapes.
+ */
+function feedsOldTask(ctx: TransformContext, call: Node): boolean {
+  const node = outermostWrapper(call);
+  const parent = node.getParent();
+  if (!parent || !Node.isBinaryExpression(parent) || parent.getOperatorToken().getKind() !== SyntaxKind.EqualsToken || parent.getRight() !== node) return false;
+  const target = parent.getLeft();
+  if (!Node.isIdentifier(target)) return true;
+  const binding = resolveIdentifier(target);
+  if (binding?.kind !== 'variable' || binding.element) return true;
+  const init = binding.decl.getInitializer();
+  return init !== undefined && !new TaskValues(ctx.mcp).isTask(init) && !isStatusRequest(init);
+}
+
+function isStatusRequest(init: Node): boolean {
+  let node = unwrapExpression(init);
+  if (Node.isAwaitExpression(node)) node = unwrapExpression(node.getExpression());
+  if (!Node.isCallExpression(node)) return false;
+  const raw = matchRawRequest(node);
+  return raw !== undefined && GET_METHODS.has(raw.method);
+}

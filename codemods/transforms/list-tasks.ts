@@ -1,0 +1,24 @@
+import { SyntaxKind } from 'ts-morph';
+import { METHOD_TABLE } from '../../src/mapping/methods.js';
+import { matchExperimentalCall, matchRawRequest, resolveClient } from '../mcp-calls.js';
+import type { Transform } from './types.js';
+
+/** Methods with no SEP-2663 replacement that are about listing. */
+const LIST_METHODS = new Set(METHOD_TABLE.filter((row) => row.sep2663 === null && row.method.endsWith('/list')).map((row) => row.method));
+
+export const listTasks: Transform = {
+  name: 'list-tasks',
+  description: 'client.experimental.tasks.listTasks() and raw tasks/list: no SEP-2663 equivalent, marked (keep your own task ids)',
+  triggers: ['listTasks', ...LIST_METHODS],
+  run(ctx) {
+    for (const call of ctx.sourceFile.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+      const exp = matchExperimentalCall(call);
+      if (exp?.method === 'listTasks') {
+        if (resolveClient(exp.receiver, ctx.mcp).kind !== 'unknown' || ctx.facts.hasMcpImport) ctx.marker(call, 'tasks-list');
+        continue;
+      }
+      const raw = matchRawRequest(call);
+      if (raw && LIST_METHODS.has(raw.method) && resolveClient(raw.receiver, ctx.mcp).kind !== 'unknown') ctx.marker(call, 'tasks-list');
+    }
+  },
+};

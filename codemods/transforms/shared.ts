@@ -1,0 +1,57 @@
+import { Node, type ObjectLiteralExpression } from 'ts-morph';
+import { indentationAt } from '../text.js';
+import { resolveClient } from '../mcp-calls.js';
+import type { TransformContext } from './types.js';
+
+/** Methods whose names only MCP task clients use, so an untraceable receiver still deserves a marker. */
+const MCP_ONLY_METHODS = new Set(['tasks/create', 'tasks/status', 'tasks/result']);
+
+/**
+ * The TasksClient to call instead of the SDK client `receiver`, at `site`. Undefined when the
+ * call must stay: a marker has been left when the receiver is MCP but cannot be migrated here,
+ * nothing when it is not provably MCP.
+ */
+export function tasksClientAt(ctx: TransformContext, receiver: Node, site: Node, opts: { mcpOnly: boolean }): string | undefined {
+  const ref = resolveClient(receiver, ctx.mcp);
+  if (ref.kind === 'constructed') {
+    const name = ctx.tasksClientFor(ref.decl, site);
+    if (name) return name;
+    ctx.marker(site, 'unresolved-client');
+    return undefined;
+  }
+  if (ref.kind === 'proven' || (opts.mcpOnly && ctx.facts.hasMcpImport)) ctx.marker(site, 'unresolved-client');
+  return undefined;
+}
+
+export function isMcpOnlyMethod(method: string): boolean {
+  return MCP_ONLY_METHODS.has(method);
+}
+
+/** The `taskId` expression of `{ taskId: X }` / `{ taskId }` params, when that is all they hold. */
+export function taskIdParam(params: Node | undefined): Node | undefined {
+  if (!params || !Node.isObjectLiteralExpression(params)) return undefined;
+  const props = params.getProperties();
+  if (props.length !== 1) return undefined;
+  const prop = props[0]!;
+  if (Node.isPropertyAssignment(prop) && prop.getName() === 'taskId') return prop.getInitializer();
+  if (Node.isShorthandPropertyAssignment(prop) && prop.getName() === 'taskId') return prop.getNameNode();
+  return undefined;
+}
+
+/**
+ * Adds `text` (e.g. `onStatus: handler`) as the last property of an object literal: on its own
+ * line at `indent` when the literal spans lines, inline otherwise.
+ */
+export function addProperty(ctx: TransformContext, obj: ObjectLiteralExpression, text: string, indent?: string): boolean {
+  const props = obj.getProperties();
+  const last = props[props.length - 1];
+  const close = obj.getEnd() - 1;
+  const multiline = ctx.text.slice(obj.getStart(), obj.getEnd()).includes('\n');
+  if (!last) return ctx.edit(obj.getStart() + 1, close, multiline ? `\n${indent ?? indentationAt(ctx.text, obj.getStart()) + ctx.style.indent}${text},\n${indentationAt(ctx.text, obj.getStart())}` : ` ${text} `);
+  const after = ctx.text.slice(last.getEnd(), close);
+  const hasComma = after.trimStart().startsWith(',');
+  const at = hasComma ? last.getEnd() + after.indexOf(',') + 1 : last.getEnd();
+  if (!multiline) return ctx.edit(at, at, `${hasComma ? '' : ','} ${text}${hasComma ? ',' : ''}`);
+  const propIndent = indent ?? indentationAt(ctx.text, last.getStart());
+  return ctx.edit(at, at, `${hasComma ? '' : ','}\n${propIndent}${text}${hasComma ? ',' : ''}`);
+}

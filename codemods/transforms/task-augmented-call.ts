@@ -1,0 +1,69 @@
+import { Node, SyntaxKind } from 'ts-morph';
+import { quoted, semi } from '../codegen.js';
+import { matchRawRequest, plainPropertyNames, propertyValue, resolveClient, statementOf } from '../mcp-calls.js';
+import { referencesTo, sameVariable } from '../scope.js';
+import { indentationAt } from '../text.js';
+import type { Transform } from './types.js';
+
+export const taskAugmentedCall: Transform = {
+  name: 'task-augmented-call',
+  description: "request({ method: 'tools/call', params: { …, task: { ttl } } }, CreateTaskResultSchema) read as .task.* → tasksClient.startTool(name, args) (the server now decides; a plain answer is marked)",
+  triggers: ['CreateTaskResultSchema', 'tools/call'],
+  run(ctx) {
+    for (const call of ctx.sourceFile.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+      const raw = matchRawRequest(call);
+      if (raw?.method !== 'tools/call' || !raw.params || !Node.isObjectLiteralExpression(raw.params) || !raw.params.getProperty('task')) continue;
+      const client = resolveClient(raw.receiver, ctx.mcp);
+      if (client.kind !== 'constructed') {
+        if (client.kind === 'proven' || ctx.facts.hasMcpImport) ctx.marker(call, 'unresolved-client');
+        continue;
+      }
+      if (!ctx.mcp.isSdkExport(raw.schema, 'CreateTaskResultSchema')) {
+        ctx.marker(call, 'create-task-result');
+        continue;
+      }
+      if (raw.options) {
+        ctx.marker(call, 'request-options');
+        continue;
+      }
+      const names = plainPropertyNames(raw.params);
+      const name = propertyValue(raw.params, 'name');
+      const args = propertyValue(raw.params, 'arguments');
+      // const created = await client.request(…); read only as created.task.*
+      const awaited = call.getParent();
+      const decl = awaited && Node.isAwaitExpression(awaited) ? awaited.getParent() : undefined;
+      const statement = decl ? statementOf(decl) : undefined;
+      const ok =
+        names?.every((n) => n === 'name' || n === 'arguments' || n === 'task') &&
+        name !== undefined &&
+        decl !== undefined &&
+        Node.isVariableDeclaration(decl) &&
+        Node.isIdentifier(decl.getNameNode()) &&
+        statement !== undefined &&
+        Node.isVariableStatement(statement) &&
+        statement.getDeclarations().length === 1 &&
+        referencesTo(statement.getParentOrThrow(), decl.getName(), sameVariable(decl)).every((id) => {
+          const p = id.getParent();
+          return p !== undefined && Node.isPropertyAccessExpression(p) && p.getExpression() === id && p.getName() === 'task';
+        });
+      if (!ok || !decl || !Node.isVariableDeclaration(decl) || !statement || !name) {
+        ctx.marker(call, 'create-task-result');
+        continue;
+      }
+      if (!ctx.isFree(statement.getStart(), statement.getEnd())) continue;
+      const tc = ctx.tasksClientFor(client.decl, statement);
+      if (!tc) {
+        ctx.marker(call, 'unresolved-client');
+        continue;
+      }
+      const v = decl.getName();
+      const indent = indentationAt(ctx.text, statement.getStart());
+      const keyword = statement.getDeclarationKind();
+      const label = Node.isStringLiteral(name) ? quoted(ctx.style, `${name.getLiteralText()}: the server answered without a task`) : quoted(ctx.style, 'tools/call: the server answered without a task');
+      const argList = [name.getText(), ...(args ? [args.getText()] : [])].join(', ');
+      const text = `${keyword} ${v} = await ${tc}.startTool(${argList})${semi(ctx.style)}\n${indent}if (${v}.kind !== 'task') throw new Error(${label})${semi(ctx.style)}`;
+      ctx.marker(statement, 'plain-result');
+      if (ctx.replaceNode(statement, text)) ctx.rewrote();
+    }
+  },
+};

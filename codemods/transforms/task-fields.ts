@@ -1,0 +1,37 @@
+import { Node, SyntaxKind } from 'ts-morph';
+import { LEGACY_FIELD_TO_SEP2663 } from '../../src/mapping/fields.js';
+import { CLIENT_HELPER_MODULE } from '../mcp-imports.js';
+import { TaskValues } from '../task-values.js';
+import type { Transform } from './types.js';
+
+export const taskFields: Transform = {
+  name: 'task-fields',
+  description: `old task field names on migrated tasks → SEP-2663 (${Object.entries(LEGACY_FIELD_TO_SEP2663).map(([a, b]) => `${a} → ${b}`).join(', ')})`,
+  triggers: [CLIENT_HELPER_MODULE],
+  run(ctx) {
+    const values = new TaskValues(ctx.mcp);
+    const renamed = (name: string): string | undefined => (Object.hasOwn(LEGACY_FIELD_TO_SEP2663, name) ? LEGACY_FIELD_TO_SEP2663[name] : undefined);
+    for (const access of ctx.sourceFile.getDescendantsOfKind(SyntaxKind.PropertyAccessExpression)) {
+      const to = renamed(access.getName());
+      if (to && values.isTask(access.getExpression()) && ctx.replaceNode(access.getNameNode(), to)) ctx.rewrote();
+    }
+    for (const access of ctx.sourceFile.getDescendantsOfKind(SyntaxKind.ElementAccessExpression)) {
+      const arg = access.getArgumentExpression();
+      if (!arg || !Node.isStringLiteral(arg)) continue;
+      const to = renamed(arg.getLiteralText());
+      const q = arg.getText()[0];
+      if (to && values.isTask(access.getExpression()) && ctx.replaceNode(arg, `${q}${to}${q}`)) ctx.rewrote();
+    }
+    // const { ttl, pollInterval: every } = task
+    for (const decl of ctx.sourceFile.getDescendantsOfKind(SyntaxKind.VariableDeclaration)) {
+      const pattern = decl.getNameNode();
+      if (!Node.isObjectBindingPattern(pattern) || !values.isTask(decl.getInitializer())) continue;
+      for (const element of pattern.getElements()) {
+        const prop = element.getPropertyNameNode();
+        const to = renamed(prop ? prop.getText() : element.getName());
+        if (!to) continue;
+        if (prop ? ctx.replaceNode(prop, to) : ctx.replaceNode(element.getNameNode(), `${to}: ${element.getName()}`)) ctx.rewrote();
+      }
+    }
+  },
+};

@@ -1,0 +1,131 @@
+import { Node, SyntaxKind, type CallExpression, type VariableDeclaration } from 'ts-morph';
+import { expressionAt, semi } from '../codegen.js';
+import { resolveClient, statementOf } from '../mcp-calls.js';
+import { isReference, resolveIdentifier } from '../scope.js';
+import { indentationAt } from '../text.js';
+import { paramName, readsOf } from './callbacks.js';
+import { addProperty } from './shared.js';
+import type { Transform, TransformContext } from './types.js';
+
+/** TasksClient methods that drive a task, and where their options go. */
+const DRIVERS: Record<string, number> = { callTool: 2, waitForTask: 1, resumeAll: 0 };
+
+export const taskStatusNotifications: Transform = {
+  name: 'task-status-notifications',
+  description: 'client.setNotificationHandler(TaskStatusNotificationSchema, handler) → a const onTaskStatus passed as onStatus to the calls that drive tasks',
+  triggers: ['TaskStatusNotificationSchema', 'notifications/tasks/status'],
+  run(ctx) {
+    for (const call of ctx.sourceFile.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+      const callee = call.getExpression();
+      if (!Node.isPropertyAccessExpression(callee) || callee.getName() !== 'setNotificationHandler') continue;
+      const [schema, handler] = call.getArguments();
+      const client = resolveClient(callee.getExpression(), ctx.mcp);
+      if (!handler || client.kind === 'unknown') continue;
+      if (!ctx.mcp.isSdkExport(schema, 'TaskStatusNotificationSchema')) {
+        if (schema && schema.getText().includes('notifications/tasks/status')) ctx.marker(call, 'status-notifications');
+        continue;
+      }
+      if (client.kind !== 'constructed' || !rewrite(ctx, call, handler, client.decl)) ctx.marker(call, 'status-notifications');
+    }
+    // A hand-written check of the method name (fallbackNotificationHandler, a custom schema) in an MCP file.
+    if (ctx.facts.hasMcpImport) {
+      for (const lit of ctx.sourceFile.getDescendantsOfKind(SyntaxKind.StringLiteral)) {
+        if (lit.getLiteralText() !== 'notifications/tasks/status') continue;
+        const inHandled = lit.getFirstAncestor((a) => Node.isCallExpression(a) && a.getExpression().getText().endsWith('setNotificationHandler'));
+        if (!inHandled) ctx.marker(lit, 'status-notifications');
+      }
+    }
+  },
+};
+
+function rewrite(ctx: TransformContext, call: CallExpression, handler: Node, clientDecl: VariableDeclaration): boolean {
+  const statement = statementOf(call);
+  if (!statement || !Node.isExpressionStatement(statement) || statement.getExpression() !== call) return false;
+  if (!Node.isArrowFunction(handler) && !Node.isFunctionExpression(handler)) return false;
+  const params = handler.getParameters();
+  if (params.length > 1) return false;
+  const tcDecl = ctx.existingTasksClient(clientDecl);
+  if (!tcDecl) return false;
+  const drivers = driverCalls(ctx, tcDecl, statement);
+  if (drivers.length === 0) return false;
+
+  const body = handler.getBody();
+  const bodyNodes = Node.isBlock(body) ? body.getStatements() : [body];
+  let edits: Array<{ start: number; end: number; text: string }> = [];
+  let param = paramName('task', bodyNodes);
+  const notification = params[0];
+  if (notification) {
+    const nameNode = notification.getNameNode();
+    if (!Node.isIdentifier(nameNode)) return false;
+    const isNotification = (n: Node): boolean => {
+      if (!Node.isIdentifier(n) || n.getText() !== nameNode.getText() || !isReference(n)) return false;
+      const b = resolveIdentifier(n);
+      return b?.kind === 'parameter' && b.param === notification;
+    };
+    const reads = readsOf(bodyNodes, isNotification);
+    if (reads.some((r) => r.prop !== 'params')) return false;
+    edits = reads.map((r) => ({ start: r.access!.getStart(), end: r.access!.getEnd(), text: param }));
+  } else {
+    param = '';
+  }
+  if (!ctx.isFree(statement.getStart(), statement.getEnd())) return false;
+  const indent = indentationAt(ctx.text, statement.getStart());
+  const name = ctx.fresh('onTaskStatus', statement);
+  const typed = ctx.isTypeScript && param ? `${param}: TaskStatusUpdate` : param;
+  if (ctx.isTypeScript && param) ctx.importFromHelper([], ['TaskStatusUpdate']);
+  const bodyText = expressionAt(ctx.sourceFile, ctx.text, body, indent, edits);
+  const decl = `const ${name} = ${handler.isAsync() ? 'async ' : ''}(${typed}) => ${bodyText}${semi(ctx.style)}`;
+  if (!ctx.replaceNode(statement, decl)) return false;
+  for (const driver of drivers) wire(ctx, driver, name);
+  ctx.rewrote();
+  return true;
+}
+
+/** Calls of the TasksClient that drive tasks, after `after` and in its block. */
+function driverCalls(ctx: TransformContext, tcDecl: VariableDeclaration, after: Node): CallExpression[] {
+  const block = after.getParentOrThrow();
+  return block.getDescendantsOfKind(SyntaxKind.CallExpression).filter((c) => {
+    const callee = c.getExpression();
+    if (!Node.isPropertyAccessExpression(callee) || DRIVERS[callee.getName()] === undefined || c.getStart() < after.getEnd()) return false;
+    const receiver = callee.getExpression();
+    if (!Node.isIdentifier(receiver)) return false;
+    const b = resolveIdentifier(receiver);
+    return b?.kind === 'variable' && b.decl === tcDecl && ctx.isFree(c.getStart(), c.getEnd());
+  });
+}
+
+/** Adds `onStatus: name` to a driving call's options (or calls `name` first in an existing onStatus). */
+function wire(ctx: TransformContext, call: CallExpression, name: string): void {
+  const method = (call.getExpression() as import('ts-morph').PropertyAccessExpression).getName();
+  const index = DRIVERS[method]!;
+  const args = call.getArguments();
+  const options = args[index];
+  if (!options) {
+    const filler = method === 'callTool' && args.length < 2 ? (args.length === 1 ? ', {}' : '') : '';
+    const last = args[args.length - 1];
+    const at = last ? last.getEnd() : call.getEnd() - 1;
+    ctx.edit(at, at, `${last ? `${filler}, ` : ''}{ onStatus: ${name} }`);
+    return;
+  }
+  if (!Node.isObjectLiteralExpression(options)) {
+    ctx.marker(call, 'status-notifications');
+    return;
+  }
+  const existing = options.getProperty('onStatus');
+  if (!existing) {
+    addProperty(ctx, options, `onStatus: ${name}`);
+    return;
+  }
+  const value = Node.isPropertyAssignment(existing) ? existing.getInitializer() : undefined;
+  if (value && (Node.isArrowFunction(value) || Node.isFunctionExpression(value))) {
+    const body = value.getBody();
+    const param = value.getParameters()[0]?.getNameNode();
+    if (Node.isBlock(body) && param && Node.isIdentifier(param)) {
+      const first = body.getStatements()[0];
+      const indent = first ? indentationAt(ctx.text, first.getStart()) : indentationAt(ctx.text, body.getStart()) + ctx.style.indent;
+      ctx.edit(body.getStart() + 1, body.getStart() + 1, `\n${indent}${name}(${param.getText()})${semi(ctx.style)}`);
+      return;
+    }
+  }
+  ctx.marker(call, 'status-notifications');
+}

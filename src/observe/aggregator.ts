@@ -1,0 +1,214 @@
+import { createHash } from 'node:crypto';
+import { addTo, mergeSeen, type ClientIdentity, type ClientSeen, type Counters, type FlushBatch } from './aggregates.js';
+import { isOldWire, type RequestEvent, type TaskEvent } from './events.js';
+import {
+  bucketIndex,
+  bucketStart,
+  CardinalityLimit,
+  field,
+  LATENCY_BOUNDS_MS,
+  methodLabel,
+  MINUTE_RETENTION_MS,
+  OTHER,
+  segment,
+  TERMINAL_BOUNDS_MS,
+  UNKNOWN,
+} from './layout.js';
+
+/** While the store is unreachable, at most this many minute buckets wait in memory (about two days). */
+const MAX_PENDING_MINUTES = 3_000;
+const MAX_TOOLS = 200;
+const MAX_CLIENTS_PER_HOUR = 1_000;
+const CLIENT_ID_CACHE = 5_000;
+
+/**
+ * One replica's counts since its last successful flush, in minute buckets. Adding is a handful
+ * of map increments; `take` hands the lot to the store (with its hour roll-up) and `restore`
+ * puts it back when the store could not take it.
+ */
+export class Aggregator {
+  private minutes = new Map<number, Counters>();
+  private clients = new Map<string, ClientSeen>();
+  private events = 0;
+  private earliest: number | undefined;
+  private gaps = 0;
+  private dropped = 0;
+  private readonly tools: CardinalityLimit;
+  private readonly clientIds: CardinalityLimit;
+  /** `name\0version\0principal` → the client's id (admitted) and identity, so a request allocates nothing for it. */
+  private readonly ids = new Map<string, { id: string; identity: ClientIdentity }>();
+  private lastStart = Number.NaN;
+  private lastBucket: Counters | undefined;
+
+  constructor(private readonly now: () => number = Date.now) {
+    this.tools = new CardinalityLimit(MAX_TOOLS, now);
+    this.clientIds = new CardinalityLimit(MAX_CLIENTS_PER_HOUR, now);
+  }
+
+  /** Requests and task events waiting for a flush. */
+  get pending(): number {
+    return this.events;
+  }
+
+  request(event: RequestEvent): void {
+    const at = event.at ?? this.now();
+    const bucket = this.bucket(at);
+    const error = event.outcome !== 'ok';
+    const latency = bucketIndex(LATENCY_BOUNDS_MS, event.latencyMs);
+    addTo(bucket, field.request(event.wire, methodLabel(event.method), event.outcome));
+    addTo(bucket, field.latency(event.wire, latency));
+    if (event.tool !== undefined) {
+      const tool = this.tools.admit(segment(event.tool));
+      addTo(bucket, field.toolLatency(event.wire, tool, latency));
+      if (error) addTo(bucket, field.toolError(event.wire, tool));
+    }
+    const { id, identity } = this.client(event);
+    addTo(bucket, field.client(id, event.wire));
+    if (error) addTo(bucket, field.clientError(id, event.wire));
+    let seen = this.clients.get(id);
+    if (!seen) this.clients.set(id, (seen = { identity }));
+    if (isOldWire(event.wire)) {
+      if (seen.firstOld === undefined || at < seen.firstOld) seen.firstOld = at;
+      if (seen.lastOld === undefined || at > seen.lastOld) seen.lastOld = at;
+    } else {
+      if (seen.firstNew === undefined || at < seen.firstNew) seen.firstNew = at;
+      if (seen.lastNew === undefined || at > seen.lastNew) seen.lastNew = at;
+    }
+    this.counted(at);
+  }
+
+  task(event: TaskEvent): void {
+    const tool = this.tools.admit(segment(event.tool));
+    addTo(this.bucket(event.at), field.task(event.wire, tool, event.kind));
+    // A task counts as expired in its expiry bucket unless it ended before: +1 at creation, -1 at its end.
+    addTo(this.bucket(event.expiresAt), field.expiring(event.wire, tool), event.kind === 'created' ? 1 : -1);
+    if (event.kind !== 'created') {
+      addTo(this.bucket(event.at), field.timeToTerminal(event.wire, bucketIndex(TERMINAL_BOUNDS_MS, event.at - event.createdAt)));
+    }
+    this.counted(event.at);
+  }
+
+  /** A flush that failed: counted, and written with the next batch that succeeds. */
+  gap(): void {
+    this.gaps++;
+  }
+
+  /** Everything counted so far, with hour buckets rolled up from the minutes; the aggregator starts empty. */
+  take(): FlushBatch | undefined {
+    if (this.events === 0 && this.gaps === 0 && this.dropped === 0 && this.clients.size === 0) return undefined;
+    const hours = new Map<number, Counters>();
+    for (const [start, counters] of this.minutes) {
+      const hourStart = bucketStart(start, 'h');
+      let hour = hours.get(hourStart);
+      if (!hour) hours.set(hourStart, (hour = new Map()));
+      for (const [name, value] of counters) addTo(hour, name, value);
+    }
+    const now = this.now();
+    const batch: FlushBatch = {
+      minutes: this.minutes,
+      hours,
+      clients: this.clients,
+      gaps: this.gaps,
+      dropped: this.dropped,
+      events: this.events,
+      since: Math.min(this.earliest ?? now, now),
+      now,
+    };
+    this.minutes = new Map();
+    this.lastBucket = undefined;
+    this.lastStart = Number.NaN;
+    this.clients = new Map();
+    this.events = 0;
+    this.earliest = undefined;
+    this.gaps = 0;
+    this.dropped = 0;
+    return batch;
+  }
+
+  /** Puts a batch the store refused back, so that nothing counted is lost; bounded while the outage lasts. */
+  restore(batch: FlushBatch): void {
+    for (const [start, counters] of batch.minutes) {
+      const bucket = this.minutes.get(start);
+      if (!bucket) {
+        this.minutes.set(start, counters);
+        continue;
+      }
+      for (const [name, value] of counters) addTo(bucket, name, value);
+    }
+    for (const [id, seen] of batch.clients) this.seen(id, seen);
+    this.events += batch.events;
+    this.earliest = Math.min(this.earliest ?? batch.since, batch.since);
+    this.gaps += batch.gaps;
+    this.dropped += batch.dropped;
+    this.bound();
+  }
+
+  private counted(at: number): void {
+    this.events++;
+    if (this.earliest === undefined || at < this.earliest) this.earliest = at;
+  }
+
+  private bucket(at: number): Counters {
+    const start = bucketStart(at, 'm');
+    if (start === this.lastStart && this.lastBucket) return this.lastBucket;
+    let bucket = this.minutes.get(start);
+    if (!bucket) {
+      bucket = new Map();
+      this.minutes.set(start, bucket);
+    }
+    this.lastStart = start;
+    this.lastBucket = bucket;
+    return bucket;
+  }
+
+  private seen(id: string, sighting: ClientSeen): void {
+    const known = this.clients.get(id);
+    if (known) mergeSeen(known, sighting);
+    else this.clients.set(id, { ...sighting });
+  }
+
+  /** Drops the oldest minutes (and those past retention) beyond the bound, counting what they held. */
+  trim(): void {
+    this.bound();
+  }
+
+  private bound(): void {
+    const horizon = this.now() - MINUTE_RETENTION_MS;
+    const starts = [...this.minutes.keys()].sort((a, b) => a - b);
+    const excess = Math.max(0, starts.length - MAX_PENDING_MINUTES);
+    for (let i = 0; i < starts.length; i++) {
+      const start = starts[i] as number;
+      if (i >= excess && start >= horizon) break;
+      const counters = this.minutes.get(start) as Counters;
+      let lost = 0;
+      for (const [name, value] of counters) if (name.startsWith('q|') || name.startsWith('k|')) lost += value;
+      this.dropped += lost;
+      this.events = Math.max(0, this.events - lost);
+      this.minutes.delete(start);
+      if (this.lastBucket === counters) {
+        this.lastBucket = undefined;
+        this.lastStart = Number.NaN;
+      }
+    }
+  }
+
+  private client(event: RequestEvent): { id: string; identity: ClientIdentity } {
+    const key = `${event.clientName ?? UNKNOWN}\u0000${event.clientVersion ?? UNKNOWN}\u0000${event.principal}`;
+    const known = this.ids.get(key);
+    // The per-hour cap is checked again for a cached id, so that a new hour starts a new count.
+    if (known && this.clientIds.admit(known.id) === known.id) return known;
+    const identity: ClientIdentity = {
+      name: (event.clientName ?? UNKNOWN).slice(0, 200),
+      version: (event.clientVersion ?? UNKNOWN).slice(0, 100),
+      principal: event.principal.slice(0, 200),
+    };
+    const hashed = createHash('sha256').update(`${identity.name}\u0000${identity.version}\u0000${identity.principal}`).digest('hex').slice(0, 16);
+    const id = this.clientIds.admit(hashed);
+    const entry = id === OTHER ? { id, identity: { name: OTHER, version: '', principal: '' } } : { id, identity };
+    if (id !== OTHER) {
+      if (this.ids.size >= CLIENT_ID_CACHE) this.ids.clear();
+      this.ids.set(key, entry);
+    }
+    return entry;
+  }
+}

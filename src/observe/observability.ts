@@ -1,0 +1,68 @@
+import { hostname } from 'node:os';
+import type { Router } from 'express';
+import type { ShimConfig } from '../config/schema.js';
+import { CutoverControls } from '../cutover/controls.js';
+import type { WorkQueue } from '../execution/work-queue.js';
+import type { TaskStore } from '../store/task-store.js';
+import type { AggregateStore } from './aggregates.js';
+import { MemoryAggregateStore } from './memory-aggregates.js';
+import { ShimMetrics } from './metrics.js';
+import { TrafficRecorder } from './recorder.js';
+import { RedisAggregateStore } from './redis-aggregates.js';
+import { Reports } from './report.js';
+import { observabilityRoutes } from './routes.js';
+import { observeTaskLifecycle } from './task-events.js';
+import { observeSep2663, OldApiHooks } from './wire-hooks.js';
+
+export interface Observability {
+  recorder: TrafficRecorder;
+  controls: CutoverControls;
+  /** The legacy adapter's hooks: cutover controls and recording. */
+  legacyHooks: OldApiHooks;
+  /** The MCP endpoint's hook on SEP-2663 answers. */
+  observeSep2663: ReturnType<typeof observeSep2663>;
+  /** `/metrics`, `/dashboard` and `/dashboard/api/*`, for the express app. */
+  routes: Router;
+  close(): Promise<void>;
+}
+
+export interface ObservabilityOptions {
+  config: ShimConfig;
+  store: TaskStore;
+  queue: WorkQueue;
+  log: (message: string) => void;
+  /** Overrides for tests. */
+  flushMs?: number;
+}
+
+/**
+ * Wires the traffic recorder, the metrics, the reports and the cutover controls of one replica.
+ * With Redis the aggregates are the fleet's; with the embedded store they live in this process.
+ */
+export function createObservability(options: ObservabilityOptions): Observability {
+  const { config, store, queue } = options;
+  const aggregates: AggregateStore = config.redisUrl
+    ? new RedisAggregateStore({ url: config.redisUrl, prefix: config.redisPrefix })
+    : new MemoryAggregateStore();
+  const metrics: ShimMetrics = new ShimMetrics({
+    replica: config.replicaId ?? `${hostname()}-${process.pid}`,
+    store: store.kind,
+    version: config.serverVersion,
+    queueDepth: () => queue.depth(),
+    // Read at scrape time, once the recorder exists.
+    pendingEvents: (): number => recorder.pending,
+  });
+  const recorder: TrafficRecorder = new TrafficRecorder({ aggregates, metrics, flushMs: options.flushMs, log: options.log });
+  observeTaskLifecycle(store, recorder);
+  const controls = new CutoverControls(config);
+  const reports = new Reports(aggregates, controls);
+  recorder.start();
+  return {
+    recorder,
+    controls,
+    legacyHooks: new OldApiHooks(controls, recorder),
+    observeSep2663: observeSep2663(recorder),
+    routes: observabilityRoutes({ reports, metrics, token: config.dashboardToken }),
+    close: () => recorder.close(),
+  };
+}

@@ -1,0 +1,153 @@
+import { timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { ShimMetrics } from './metrics.js';
+import { isRange, type RangeName, type Reports } from './report.js';
+
+const ASSETS = {
+  'index.html': 'text/html; charset=utf-8',
+  'app.js': 'text/javascript; charset=utf-8',
+  'app.css': 'text/css; charset=utf-8',
+} as const;
+type Asset = keyof typeof ASSETS;
+
+function readAsset(name: Asset): string {
+  return readFileSync(new URL(`./dashboard/${name}`, import.meta.url), 'utf8');
+}
+
+/** Nothing from anywhere else: the page works offline and cannot be framed. */
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const COOKIE = 'mts_dashboard';
+
+export interface ObservabilityRoutesOptions {
+  reports: Reports;
+  metrics: ShimMetrics;
+  /** Bearer token for /dashboard and /metrics; without one only loopback clients get in. */
+  token?: string;
+}
+
+/**
+ * `GET /metrics`, `GET /dashboard` (one static page, its script and stylesheet) and the JSON
+ * behind it under `/dashboard/api/`. Mounted on the shim's express app; never on the hot path.
+ */
+export function observabilityRoutes(options: ObservabilityRoutesOptions): Router {
+  const router = express.Router();
+  const guard = accessGuard(options.token);
+  const assets = Object.fromEntries((Object.keys(ASSETS) as Asset[]).map((name) => [name, readAsset(name)])) as Record<Asset, string>;
+
+  router.get('/metrics', guard, async (_req, res) => {
+    const { contentType, body } = await options.metrics.render();
+    res.set('content-type', contentType).set('cache-control', 'no-store').send(body);
+  });
+
+  const page = (name: Asset) => (_req: Request, res: Response) => {
+    res
+      .set('content-type', ASSETS[name])
+      .set('cache-control', 'no-cache')
+      .set('content-security-policy', CSP)
+      .set('x-content-type-options', 'nosniff')
+      .set('referrer-policy', 'no-referrer')
+      .send(assets[name]);
+  };
+  // The page's links are relative to `/dashboard` (so that it works under a path prefix too): `/dashboard/` redirects.
+  router.get('/dashboard', guard, (req, res) => {
+    if (req.path.endsWith('/')) res.redirect(301, '../dashboard');
+    else page('index.html')(req, res);
+  });
+  router.get('/dashboard/app.js', guard, page('app.js'));
+  router.get('/dashboard/app.css', guard, page('app.css'));
+
+  const api = (read: (range: RangeName) => Promise<unknown> | unknown) => async (req: Request, res: Response) => {
+    const range = req.query.range ?? '24h';
+    if (!isRange(range)) {
+      res.status(400).json({ error: `range must be one of 1h, 24h, 7d, 30d` });
+      return;
+    }
+    try {
+      res.set('cache-control', 'no-store').json(await read(range));
+    } catch {
+      res.status(503).json({ error: 'the traffic aggregates are unreachable; retry shortly' });
+    }
+  };
+  const { reports } = options;
+  router.get('/dashboard/api/overview', guard, api((range) => reports.overview(range)));
+  router.get('/dashboard/api/traffic', guard, api((range) => reports.traffic(range)));
+  router.get('/dashboard/api/clients', guard, api(async (range) => ({ clients: await reports.clients(range) })));
+  router.get('/dashboard/api/tasks', guard, api((range) => reports.tasks(range)));
+  router.get('/dashboard/api/latency', guard, api((range) => reports.latency(range)));
+  router.get('/dashboard/api/verdict', guard, api(() => reports.verdict()));
+  router.get('/dashboard/api/cutover', guard, api(() => reports.cutover()));
+  router.get('/dashboard/api/recording', guard, api(() => reports.recording()));
+  return router;
+}
+
+/**
+ * With a token: `Authorization: Bearer <token>`, or the cookie that `GET /dashboard?token=<token>`
+ * sets for a browser. Without one: loopback clients only (the socket's peer address, so a proxy
+ * on the same host passes: set a token behind one).
+ */
+export function accessGuard(token: string | undefined) {
+  const expected = token === undefined ? undefined : Buffer.from(token);
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (!expected) {
+      if (isLoopback(req.socket.remoteAddress)) return next();
+      res.status(403).json({ error: 'the dashboard and metrics answer loopback clients only; set SHIM_DASHBOARD_TOKEN to open them to others' });
+      return;
+    }
+    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    if (matches(bearer, expected) || matches(cookie(req.headers.cookie, COOKIE), expected)) return next();
+    const query = typeof req.query.token === 'string' ? req.query.token : undefined;
+    if (req.path === '/dashboard' && req.method === 'GET' && matches(query, expected)) {
+      res.cookie(COOKIE, token as string, { httpOnly: true, sameSite: 'strict', path: '/dashboard', secure: req.secure });
+      res.redirect(303, '/dashboard');
+      return;
+    }
+    res.set('www-authenticate', 'Bearer realm="mcp-tasks-shim"');
+    if (req.path === '/dashboard' || req.path === '/dashboard/') {
+      res
+        .status(401)
+        .type('html')
+        .send('<!doctype html><title>Sign in</title><p>This dashboard needs its token: open <code>/dashboard?token=&lt;token&gt;</code> once.</p>');
+      return;
+    }
+    res.status(401).json({ error: 'missing or invalid bearer token' });
+  };
+}
+
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  if (address === '::1') return true;
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
+}
+
+function matches(given: string | undefined, expected: Buffer): boolean {
+  if (given === undefined) return false;
+  const buffer = Buffer.from(given);
+  return buffer.length === expected.length && timingSafeEqual(buffer, expected);
+}
+
+function cookie(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const [key, ...rest] = part.trim().split('=');
+    if (key === name) {
+      try {
+        return decodeURIComponent(rest.join('='));
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
+}

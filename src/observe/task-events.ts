@@ -1,0 +1,71 @@
+import { isTerminal, type TaskRecord, type Wire } from '../core/task.js';
+import type { TaskStore } from '../store/task-store.js';
+import type { Recorder, TaskEventKind } from './events.js';
+
+interface Known {
+  wire: Wire;
+  tool: string;
+  createdAt: number;
+  expiresAt: number;
+}
+
+const MAX_KNOWN = 10_000;
+
+/**
+ * Records task lifecycles at the store, where each transition happens exactly once in the fleet
+ * (one atomic compare-and-set): the replica that applies it records it. Wraps `create`,
+ * `load`, `finish` and `cancel` of this very instance, so that every holder of the store (the
+ * service, the runner, the adapters) goes through them and every other method stays untouched.
+ *
+ * `finish` carries only the task id; the wire and creation time come from the record the
+ * runner loaded just before (remembered here), else from one read after the fact, off the path.
+ */
+export function observeTaskLifecycle(store: TaskStore, recorder: Recorder): TaskStore {
+  const known = new Map<string, Known>();
+  const describe = (task: TaskRecord): Known => ({ wire: task.origin, tool: task.tool, createdAt: task.createdAt, expiresAt: task.createdAt + task.ttlMs });
+  const remember = (task: TaskRecord): Known => {
+    const entry = describe(task);
+    if (known.size >= MAX_KNOWN) known.delete(known.keys().next().value as string);
+    known.set(task.taskId, entry);
+    return entry;
+  };
+  const emit = (kind: TaskEventKind, task: Known, at: number): void => {
+    recorder.task({ kind, wire: task.wire, tool: task.tool, createdAt: task.createdAt, expiresAt: task.expiresAt, at });
+  };
+
+  const { create, load, finish, cancel } = store;
+  store.create = async (task) => {
+    const record = await create.call(store, task);
+    emit('created', remember(record), record.createdAt);
+    return record;
+  };
+  store.load = async (taskId) => {
+    const record = await load.call(store, taskId);
+    if (record && !isTerminal(record.status)) remember(record);
+    return record;
+  };
+  store.finish = async (taskId, outcome, now) => {
+    const finished = await finish.call(store, taskId, outcome, now);
+    if (finished) {
+      const entry = known.get(taskId);
+      known.delete(taskId);
+      if (entry) emit(outcome.status, entry, now);
+      else {
+        void load
+          .call(store, taskId)
+          .then((task) => task && emit(outcome.status, describe(task), now))
+          .catch(() => undefined);
+      }
+    }
+    return finished;
+  };
+  store.cancel = async (taskId, principal, statusMessage, now) => {
+    const outcome = await cancel.call(store, taskId, principal, statusMessage, now);
+    if (outcome?.changed) {
+      known.delete(taskId);
+      emit('cancelled', describe(outcome.task), now);
+    }
+    return outcome;
+  };
+  return store;
+}

@@ -1,0 +1,204 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { CutoverControls } from '../cutover/controls.js';
+import type { SessionRecord } from '../session/session-store.js';
+import type { JsonRpcId } from '../wire/jsonrpc/message.js';
+import type { LegacyHooks } from '../wire/legacy/hooks.js';
+import type { Reply } from '../wire/reply.js';
+import { META } from '../wire/sep2663/constants.js';
+import { outcomeOf, type ObservedWire, type Outcome, type Recorder, type RequestEvent } from './events.js';
+
+type Message = Record<string, unknown> & { params?: Record<string, unknown> };
+
+/** What the old-API hooks learn about one request on its way through the adapter. */
+interface Facts {
+  startedAt: number;
+  message?: Message;
+  session?: SessionRecord;
+  refused: boolean;
+}
+
+/**
+ * The old API's hooks: every response carries the deprecation headers; in a brownout window every
+ * request is refused, in drain mode every task creation; and every request is recorded with the
+ * wire it used, which only the adapter's outcome tells (forwarded means passthrough).
+ */
+export class OldApiHooks implements LegacyHooks {
+  private readonly facts = new WeakMap<IncomingMessage, Facts>();
+
+  constructor(
+    private readonly controls: CutoverControls,
+    private readonly recorder: Recorder,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  before(req: IncomingMessage, res: ServerResponse, parsed: unknown): Reply | undefined {
+    const message = asMessage(parsed);
+    const facts: Facts = { startedAt: performance.now(), message, refused: false };
+    this.facts.set(req, facts);
+    for (const [name, value] of this.controls.headers) res.setHeader(name, value);
+    // Other requests are refused once their session is known, so that the refusal is attributed.
+    if (message?.method === 'initialize') return this.brownout(facts);
+    return undefined;
+  }
+
+  admit(req: IncomingMessage, session: SessionRecord): Reply | undefined {
+    const facts = this.facts.get(req);
+    this.recorder.sessionSeen(session.sessionId);
+    if (!facts) return undefined;
+    facts.session = session;
+    const brownout = this.brownout(facts);
+    if (brownout) return brownout;
+    if (this.controls.drain && isTaskCreation(facts.message)) {
+      facts.refused = true;
+      return this.controls.drained(facts.message?.id as JsonRpcId);
+    }
+    return undefined;
+  }
+
+  after(req: IncomingMessage, res: ServerResponse, principal: string, reply: Reply | undefined): void {
+    try {
+      const facts = this.facts.get(req);
+      if (!facts) return;
+      this.facts.delete(req);
+      const { message, session } = facts;
+      const method = req.method !== 'POST' ? (req.method ?? 'GET') : methodOf(message);
+      const params = message?.params;
+      const clientInfo = session?.clientInfo ?? (method === 'initialize' ? clientInfoOf(params?.clientInfo) : undefined);
+      const event: Omit<RequestEvent, 'outcome' | 'latencyMs'> = {
+        wire: legacyWire(method, params, session, reply === undefined, facts.refused),
+        method,
+        tool: toolOf(method, params),
+        clientName: clientInfo?.name,
+        clientVersion: clientInfo?.version,
+        principal,
+        protocolVersion: session?.protocolVersion ?? stringOr(params?.protocolVersion, header(req.headers, 'mcp-protocol-version')),
+      };
+      if (reply === undefined) {
+        // Forwarded: the upstream answers, and its HTTP status is all the shim sees of the outcome.
+        res.once('close', () => {
+          this.recorder.record({ ...event, outcome: outcomeOf(undefined, res.statusCode), latencyMs: performance.now() - facts.startedAt });
+        });
+        return;
+      }
+      this.recorder.record({ ...event, outcome: replyOutcome(reply), latencyMs: performance.now() - facts.startedAt });
+      if (reply.kind === 'stream') res.once('close', this.recorder.streamOpened(method === 'GET' ? 'legacy-get' : 'legacy-result'));
+    } catch {
+      // Recording never fails a request.
+    }
+  }
+
+  private brownout(facts: Facts): Reply | undefined {
+    const now = this.now();
+    const window = this.controls.brownoutAt(now);
+    if (!window) return undefined;
+    facts.refused = true;
+    const id = facts.message?.id;
+    return this.controls.brownedOut(typeof id === 'string' || typeof id === 'number' ? id : null, window, now);
+  }
+}
+
+/**
+ * The SEP-2663 hook, called with the handler's answer: everything it records is in the request
+ * (`_meta` client info and version) and the answer (the error code).
+ */
+export function observeSep2663(recorder: Recorder) {
+  return (req: IncomingMessage, res: ServerResponse, parsed: unknown, principal: string, reply: Reply, startedAt: number): void => {
+    try {
+      const message = asMessage(parsed);
+      const method = methodOf(message);
+      const params = message?.params;
+      const meta = params?._meta as Record<string, unknown> | undefined;
+      const clientInfo = clientInfoOf(meta?.[META.clientInfo]);
+      recorder.record({
+        wire: 'sep2663',
+        method,
+        tool: toolOf(method, params),
+        clientName: clientInfo?.name,
+        clientVersion: clientInfo?.version,
+        principal,
+        protocolVersion: stringOr(meta?.[META.protocolVersion], header(req.headers, 'mcp-protocol-version')),
+        outcome: replyOutcome(reply),
+        latencyMs: performance.now() - startedAt,
+      });
+      if (reply.kind === 'stream') res.once('close', recorder.streamOpened('listen'));
+    } catch {
+      // Recording never fails a request.
+    }
+  };
+}
+
+/**
+ * The wire of an old-API request. Forwarded requests are `passthrough`, and so are `initialize`
+ * and `tools/list` (forwarded, then lightly rewritten). Task methods belong to the dialect when
+ * the session speaks it.
+ */
+export function legacyWire(
+  method: string,
+  params: Record<string, unknown> | undefined,
+  session: SessionRecord | undefined,
+  forwarded: boolean,
+  refused: boolean,
+): ObservedWire {
+  if (forwarded) return 'passthrough';
+  switch (method) {
+    case 'tasks/create':
+    case 'tasks/status':
+      return 'tasks-create';
+    case 'tools/call':
+      // A plain call the shim answered itself is a task rule (a required tool); refused by a brownout it was passthrough.
+      return params?.task !== undefined || !refused ? 'mcp-2025-11-25' : 'passthrough';
+    case 'tasks/get':
+    case 'tasks/result':
+    case 'tasks/list':
+    case 'tasks/cancel':
+    case 'GET':
+    case 'response':
+      return session?.usesTasksCreate ? 'tasks-create' : 'mcp-2025-11-25';
+    default:
+      return 'passthrough';
+  }
+}
+
+function isTaskCreation(message: Message | undefined): boolean {
+  if (!message || message.id === undefined) return false;
+  return message.method === 'tasks/create' || (message.method === 'tools/call' && message.params?.task !== undefined);
+}
+
+function replyOutcome(reply: Reply): Outcome {
+  if (reply.kind === 'stream') return 'ok';
+  if (reply.kind === 'empty') return outcomeOf(undefined, reply.status);
+  const error = (reply.body as { error?: { code?: unknown } } | undefined)?.error;
+  return outcomeOf(typeof error?.code === 'number' ? error.code : undefined, reply.status);
+}
+
+function asMessage(parsed: unknown): Message | undefined {
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+  const message = parsed as Message;
+  if (message.params !== undefined && (typeof message.params !== 'object' || message.params === null)) return { ...message, params: undefined };
+  return message;
+}
+
+function methodOf(message: Message | undefined): string {
+  if (typeof message?.method === 'string') return message.method;
+  return message && ('result' in message || 'error' in message) ? 'response' : 'invalid';
+}
+
+function toolOf(method: string, params: Record<string, unknown> | undefined): string | undefined {
+  return (method === 'tools/call' || method === 'tasks/create') && typeof params?.name === 'string' ? params.name : undefined;
+}
+
+function clientInfoOf(value: unknown): { name: string; version: string } | undefined {
+  const info = value as { name?: unknown; version?: unknown } | undefined;
+  if (typeof info?.name !== 'string') return undefined;
+  return { name: info.name, version: typeof info.version === 'string' ? info.version : '' };
+}
+
+function stringOr(value: unknown, fallback: string | undefined): string | undefined {
+  return typeof value === 'string' ? value : fallback;
+}
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return typeof value === 'string' ? value : undefined;
+}
