@@ -22,7 +22,8 @@ const PING_TIMEOUT_MS = 1_000;
 
 export function openRedis(options: RedisClientOptions): RedisClient {
   if (options.redis) return { redis: options.redis, owned: false };
-  const redis = new Redis(options.url ?? DEFAULT_REDIS_URL);
+  // Concurrent requests share socket writes (one write per event-loop tick, not per command).
+  const redis = new Redis(options.url ?? DEFAULT_REDIS_URL, { enableAutoPipelining: true });
   // Connection trouble reaches callers as UnavailableError (and through ping()); without a
   // listener ioredis would also print every failed reconnect attempt.
   redis.on('error', () => {});

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import httpProxy from 'http-proxy';
 
@@ -11,7 +11,9 @@ interface Route {
  * http-proxy: only the session id is swapped (client's ↔ upstream's), bodies stream through.
  */
 export class Passthrough {
-  private readonly proxy = httpProxy.createProxyServer({ ignorePath: true, proxyTimeout: 0, xfwd: false });
+  // Without an agent http-proxy opens a new upstream connection per request (measured: half the throughput).
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  private readonly proxy = httpProxy.createProxyServer({ ignorePath: true, proxyTimeout: 0, xfwd: false, agent: this.agent });
   private readonly routes = new WeakMap<IncomingMessage, Route>();
 
   constructor(private readonly upstreamUrl: string) {
@@ -51,5 +53,6 @@ export class Passthrough {
 
   close(): void {
     this.proxy.close();
+    this.agent.destroy();
   }
 }
