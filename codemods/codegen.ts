@@ -1,21 +1,21 @@
-import { Node, SyntaxKind } from 'ts-morph';
+import { Node, ts } from 'ts-morph';
 import { applyEdits, type Edit } from './edits.js';
-import { isPropertyName } from './scope.js';
+import { bindingNames } from './raw.js';
 import { indentationAt, lineStartOf, startsLine, type CodeStyle } from './text.js';
 
 /** Source ranges whose inner line starts must not be re-indented (multi-line template literals). */
 function protectedRanges(root: Node, start: number, end: number): Array<[number, number]> {
+  const sf = root.getSourceFile().compilerNode;
   const ranges: Array<[number, number]> = [];
-  const visit = (node: Node): void => {
-    if (node.getEnd() <= start || node.getStart() >= end) return;
-    const kind = node.getKind();
-    if ((kind === SyntaxKind.TemplateExpression || kind === SyntaxKind.NoSubstitutionTemplateLiteral) && node.getText().includes('\n')) {
-      ranges.push([node.getStart(), node.getEnd()]);
+  const visit = (node: ts.Node): void => {
+    if (node.end <= start || node.pos >= end) return;
+    if ((node.kind === ts.SyntaxKind.TemplateExpression || node.kind === ts.SyntaxKind.NoSubstitutionTemplateLiteral) && node.getText(sf).includes('\n')) {
+      ranges.push([node.getStart(sf), node.end]);
       return;
     }
-    node.forEachChild(visit);
+    ts.forEachChild(node, visit);
   };
-  visit(root);
+  visit(root.compilerNode);
   return ranges;
 }
 
@@ -145,10 +145,7 @@ export function containsAwait(nodes: readonly Node[]): boolean {
 /** Every identifier text used in the nodes (to pick callback parameter names that shadow nothing). */
 export function identifierTexts(nodes: readonly Node[]): Set<string> {
   const out = new Set<string>();
-  for (const node of nodes) {
-    const ids = Node.isIdentifier(node) ? [node] : node.getDescendantsOfKind(SyntaxKind.Identifier);
-    for (const id of ids) if (!isPropertyName(id)) out.add(id.getText());
-  }
+  for (const node of nodes) for (const name of bindingNames(node.compilerNode)) out.add(name);
   return out;
 }
 

@@ -1,4 +1,5 @@
-import { Node, SyntaxKind, type Expression, type SourceFile } from 'ts-morph';
+import { Node, SyntaxKind, ts, type Expression, type SourceFile } from 'ts-morph';
+import { findRaw } from './raw.js';
 import { isLocalSpecifier, isSdkSpecifier, type ReexportIndex } from './reexports.js';
 import { resolveIdentifier } from './scope.js';
 
@@ -29,10 +30,10 @@ export class McpResolver {
     if (this.mcpImport !== undefined) return this.mcpImport;
     const specs = [
       ...this.sourceFile.getImportDeclarations().map((d) => d.getModuleSpecifierValue()),
-      ...this.sourceFile
-        .getDescendantsOfKind(SyntaxKind.CallExpression)
-        .map((call) => moduleCallSpec(call))
-        .filter((s): s is string => s !== undefined),
+      ...findRaw(this.sourceFile.compilerNode, (n) => ts.isCallExpression(n) && (n.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(n.expression) && n.expression.text === 'require')))
+        .map((call) => (call as ts.CallExpression).arguments[0])
+        .filter((arg): arg is ts.StringLiteral => arg !== undefined && ts.isStringLiteralLike(arg))
+        .map((arg) => arg.text),
     ];
     this.mcpImport = specs.some((spec) => isSdkSpecifier(spec) || (isLocalSpecifier(spec) && this.localReexportsAnything(spec)));
     return this.mcpImport;

@@ -1,11 +1,13 @@
 import {
   Node,
-  SyntaxKind,
+  ts,
   type BindingElement,
   type ImportDeclaration,
   type ParameterDeclaration,
+  type SourceFile,
   type VariableDeclaration,
 } from 'ts-morph';
+import { identifiersNamed, wrap } from './raw.js';
 
 /**
  * Lexical name resolution without a type checker: walks the enclosing scopes of a node and finds
@@ -21,9 +23,10 @@ export type Binding =
   | { kind: 'declaration'; node: Node; scope: Node };
 
 export function resolveName(from: Node, name: string): Binding | undefined {
-  for (let scope: Node | undefined = from.getParent(); scope; scope = scope.getParent()) {
+  const sf = from.getSourceFile();
+  for (let scope: ts.Node | undefined = from.compilerNode.parent; scope; scope = scope.parent) {
     const found = declaredIn(scope, name);
-    if (found) return found;
+    if (found) return toBinding(sf, found, scope);
   }
   return undefined;
 }
@@ -32,90 +35,106 @@ export function resolveIdentifier(id: Node): Binding | undefined {
   return resolveName(id, id.getText());
 }
 
-function declaredIn(scope: Node, name: string): Binding | undefined {
-  if (Node.isSourceFile(scope) || Node.isBlock(scope) || Node.isModuleBlock(scope) || Node.isCaseClause(scope) || Node.isDefaultClause(scope)) {
-    for (const statement of scope.getStatements()) {
-      const found = declaredByStatement(statement, name, scope);
+/** What declares a name, on the bare AST (wrapped only once found). */
+type RawFound =
+  | { kind: 'variable'; decl: ts.VariableDeclaration; element?: ts.BindingElement }
+  | { kind: 'parameter'; param: ts.ParameterDeclaration; element?: ts.BindingElement }
+  | { kind: 'import'; decl: ts.ImportDeclaration; imported: string }
+  | { kind: 'namespace-import'; decl: ts.ImportDeclaration }
+  | { kind: 'declaration'; node: ts.Node };
+
+function toBinding(sf: SourceFile, found: RawFound, scope: ts.Node): Binding {
+  const w = <T extends Node>(n: ts.Node): T => wrap<T>(sf, n);
+  const scopeNode = w(scope);
+  switch (found.kind) {
+    case 'variable':
+      return { kind: 'variable', decl: w<VariableDeclaration>(found.decl), ...(found.element ? { element: w<BindingElement>(found.element) } : {}), scope: scopeNode };
+    case 'parameter':
+      return { kind: 'parameter', param: w<ParameterDeclaration>(found.param), ...(found.element ? { element: w<BindingElement>(found.element) } : {}), scope: scopeNode };
+    case 'import':
+      return { kind: 'import', decl: w<ImportDeclaration>(found.decl), imported: found.imported, scope: scopeNode };
+    case 'namespace-import':
+      return { kind: 'namespace-import', decl: w<ImportDeclaration>(found.decl), scope: scopeNode };
+    case 'declaration':
+      return { kind: 'declaration', node: w(found.node), scope: scopeNode };
+  }
+}
+
+function declaredIn(scope: ts.Node, name: string): RawFound | undefined {
+  if (ts.isSourceFile(scope) || ts.isBlock(scope) || ts.isModuleBlock(scope) || ts.isCaseClause(scope) || ts.isDefaultClause(scope)) {
+    for (const statement of scope.statements) {
+      const found = declaredByStatement(statement, name);
       if (found) return found;
     }
     return undefined;
   }
-  if (Node.isFunctionDeclaration(scope) || Node.isFunctionExpression(scope) || Node.isArrowFunction(scope) || Node.isMethodDeclaration(scope) || Node.isConstructorDeclaration(scope) || Node.isGetAccessorDeclaration(scope) || Node.isSetAccessorDeclaration(scope)) {
-    for (const param of scope.getParameters()) {
-      const nameNode = param.getNameNode();
-      if (Node.isIdentifier(nameNode)) {
-        if (nameNode.getText() === name) return { kind: 'parameter', param, scope };
+  if (ts.isFunctionDeclaration(scope) || ts.isFunctionExpression(scope) || ts.isArrowFunction(scope) || ts.isMethodDeclaration(scope) || ts.isConstructorDeclaration(scope) || ts.isGetAccessorDeclaration(scope) || ts.isSetAccessorDeclaration(scope)) {
+    for (const param of scope.parameters) {
+      if (ts.isIdentifier(param.name)) {
+        if (param.name.text === name) return { kind: 'parameter', param };
       } else {
-        const element = findInPattern(nameNode, name);
-        if (element) return { kind: 'parameter', param, element, scope };
+        const element = findInPattern(param.name, name);
+        if (element) return { kind: 'parameter', param, element };
       }
     }
-    if (Node.isFunctionExpression(scope) && scope.getName() === name) return { kind: 'declaration', node: scope, scope };
+    if (ts.isFunctionExpression(scope) && scope.name?.text === name) return { kind: 'declaration', node: scope };
     return undefined;
   }
-  if (Node.isForStatement(scope) || Node.isForOfStatement(scope) || Node.isForInStatement(scope)) {
-    const init = scope.getInitializer();
-    if (init && Node.isVariableDeclarationList(init)) {
-      for (const decl of init.getDeclarations()) {
-        const found = matchDeclaration(decl, name, scope);
+  if (ts.isForStatement(scope) || ts.isForOfStatement(scope) || ts.isForInStatement(scope)) {
+    const init = scope.initializer;
+    if (init && ts.isVariableDeclarationList(init)) {
+      for (const decl of init.declarations) {
+        const found = matchDeclaration(decl, name);
         if (found) return found;
       }
     }
     return undefined;
   }
-  if (Node.isCatchClause(scope)) {
-    const decl = scope.getVariableDeclaration();
-    if (decl) return matchDeclaration(decl, name, scope);
-  }
+  if (ts.isCatchClause(scope) && scope.variableDeclaration) return matchDeclaration(scope.variableDeclaration, name);
   return undefined;
 }
 
-function declaredByStatement(statement: Node, name: string, scope: Node): Binding | undefined {
-  if (Node.isVariableStatement(statement)) {
-    for (const decl of statement.getDeclarations()) {
-      const found = matchDeclaration(decl, name, scope);
+function declaredByStatement(statement: ts.Statement, name: string): RawFound | undefined {
+  if (ts.isVariableStatement(statement)) {
+    for (const decl of statement.declarationList.declarations) {
+      const found = matchDeclaration(decl, name);
       if (found) return found;
     }
     return undefined;
   }
-  if (Node.isFunctionDeclaration(statement) || Node.isClassDeclaration(statement) || Node.isEnumDeclaration(statement)) {
-    return statement.getName() === name ? { kind: 'declaration', node: statement, scope } : undefined;
+  if (ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement) || ts.isEnumDeclaration(statement)) {
+    return statement.name?.text === name ? { kind: 'declaration', node: statement } : undefined;
   }
-  if (Node.isImportDeclaration(statement)) {
-    const clause = statement.getImportClause();
+  if (ts.isImportDeclaration(statement)) {
+    const clause = statement.importClause;
     if (!clause) return undefined;
-    if (clause.getDefaultImport()?.getText() === name) return { kind: 'import', decl: statement, imported: 'default', scope };
-    const bindings = clause.getNamedBindings();
-    if (bindings && Node.isNamespaceImport(bindings)) {
-      if (bindings.getName() === name) return { kind: 'namespace-import', decl: statement, scope };
+    if (clause.name?.text === name) return { kind: 'import', decl: statement, imported: 'default' };
+    const bindings = clause.namedBindings;
+    if (bindings && ts.isNamespaceImport(bindings)) {
+      if (bindings.name.text === name) return { kind: 'namespace-import', decl: statement };
     } else if (bindings) {
-      for (const spec of bindings.getElements()) {
-        const local = spec.getAliasNode()?.getText() ?? spec.getName();
-        if (local === name) return { kind: 'import', decl: statement, imported: spec.getName(), scope };
+      for (const spec of bindings.elements) {
+        if (spec.name.text === name) return { kind: 'import', decl: statement, imported: (spec.propertyName ?? spec.name).text };
       }
     }
-    return undefined;
   }
-  if (Node.isExportDeclaration(statement) || Node.isExpressionStatement(statement)) return undefined;
   return undefined;
 }
 
-function matchDeclaration(decl: VariableDeclaration, name: string, scope: Node): Binding | undefined {
-  const nameNode = decl.getNameNode();
-  if (Node.isIdentifier(nameNode)) return nameNode.getText() === name ? { kind: 'variable', decl, scope } : undefined;
-  const element = findInPattern(nameNode, name);
-  return element ? { kind: 'variable', decl, element, scope } : undefined;
+function matchDeclaration(decl: ts.VariableDeclaration, name: string): RawFound | undefined {
+  if (ts.isIdentifier(decl.name)) return decl.name.text === name ? { kind: 'variable', decl } : undefined;
+  const element = findInPattern(decl.name, name);
+  return element ? { kind: 'variable', decl, element } : undefined;
 }
 
-function findInPattern(pattern: Node, name: string): BindingElement | undefined {
-  if (!Node.isObjectBindingPattern(pattern) && !Node.isArrayBindingPattern(pattern)) return undefined;
-  for (const element of pattern.getElements()) {
-    if (!Node.isBindingElement(element)) continue;
-    const nameNode = element.getNameNode();
-    if (Node.isIdentifier(nameNode)) {
-      if (nameNode.getText() === name) return element;
+function findInPattern(pattern: ts.BindingName, name: string): ts.BindingElement | undefined {
+  if (!ts.isObjectBindingPattern(pattern) && !ts.isArrayBindingPattern(pattern)) return undefined;
+  for (const element of pattern.elements) {
+    if (!ts.isBindingElement(element)) continue;
+    if (ts.isIdentifier(element.name)) {
+      if (element.name.text === name) return element;
     } else {
-      const inner = findInPattern(nameNode, name);
+      const inner = findInPattern(element.name, name);
       if (inner) return inner;
     }
   }
@@ -141,9 +160,7 @@ export function isReference(id: Node): boolean {
 
 /** Every reference in `root` to the binding of `decl`'s name (resolved lexically). */
 export function referencesTo(root: Node, name: string, matches: (binding: Binding | undefined) => boolean): Node[] {
-  return root
-    .getDescendantsOfKind(SyntaxKind.Identifier)
-    .filter((id) => id.getText() === name && isReference(id) && !isDeclarationName(id) && matches(resolveIdentifier(id)));
+  return identifiersNamed(root.getSourceFile(), name, root).filter((id) => isReference(id) && !isDeclarationName(id) && matches(resolveIdentifier(id)));
 }
 
 function isDeclarationName(id: Node): boolean {

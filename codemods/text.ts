@@ -105,3 +105,10 @@ export function lineColumn(text: string, offset: number): { line: number; column
   }
   return { line, column: offset - lineStart + 1 };
 }
+
+/** Where to put a new line after `offset`: past a trailing comment on the same line. */
+export function endOfLine(text: string, offset: number): number {
+  const lineEnd = text.indexOf('\n', offset);
+  const rest = text.slice(offset, lineEnd === -1 ? text.length : lineEnd);
+  return /^[ \t]*(\/\/.*|\/\*.*\*\/[ \t]*)?$/.test(rest) ? (lineEnd === -1 ? text.length : lineEnd) : offset;
+}

@@ -1,4 +1,5 @@
 import { Node, SyntaxKind, type CallExpression, type ForOfStatement } from 'ts-morph';
+import { callsNamed } from '../raw.js';
 import { alwaysExits, bodyStatements, breaksOut, escapesCallback, expressionAt, semi, statementsAt } from '../codegen.js';
 import type { Edit } from '../edits.js';
 import { matchExperimentalCall, plainPropertyNames, propertyValue, resolveClient } from '../mcp-calls.js';
@@ -16,12 +17,16 @@ const FIELD: Record<MessageType, string> = { taskCreated: 'task', taskStatus: 't
 const KEPT_OPTIONS = new Set(['signal']);
 const DROPPED_OPTIONS = new Set(['task']);
 
+/** The only calls this transform looks at (the rest of the file is never wrapped). */
+const CALLS: ReadonlySet<string> = new Set(['callToolStream']);
+
 export const callToolStream: Transform = {
   name: 'call-tool-stream',
   description: 'for await (… of client.experimental.tasks.callToolStream(…)) → await tasksClient.callTool(name, args, { onTaskCreated, onStatus }) with try/catch for the error branch',
   triggers: ['callToolStream'],
+  phase: 1,
   run(ctx) {
-    for (const call of ctx.sourceFile.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+    for (const call of callsNamed(ctx.sourceFile, CALLS)) {
       const exp = matchExperimentalCall(call);
       if (exp?.method !== 'callToolStream') continue;
       const clientRef = resolveClient(exp.receiver, ctx.mcp);
@@ -224,7 +229,7 @@ function render(ctx: TransformContext, loop: ForOfStatement, branches: Branches,
   // TypeScript: the old result had the SDK's type; keep it, so the code that reads it still checks.
   const sdkType = ctx.isTypeScript && resultStmts.length > 0 ? sdkResultType(ctx, schema) : undefined;
   const valueText = sdkType ? `(${callText}) as ${sdkType}` : callText;
-  const errorName = hasError ? ctx.fresh('error', loop) : '';
+  const errorName = hasError ? ctx.fresh('error', loop, false) : '';
   const errorCode = hasError ? moved(ctx, substitute(code.error!, (use) => caughtErrorRef(ctx, errorName, use)), base) : '';
 
   if (resultStmts.length === 0 || assignTarget) {

@@ -1,4 +1,5 @@
-import { SyntaxKind, type Node } from 'ts-morph';
+import type { Node } from 'ts-morph';
+import { callsNamed } from '../raw.js';
 import { METHOD_TABLE } from '../../src/mapping/methods.js';
 import { isRepeatable, isResultUnused, matchExperimentalCall, matchRawRequest } from '../mcp-calls.js';
 import { taskIdParam, tasksClientAt } from './shared.js';
@@ -6,12 +7,16 @@ import type { Transform } from './types.js';
 
 const CANCEL_METHODS = new Set(METHOD_TABLE.filter((row) => row.sep2663 === 'tasks/cancel').map((row) => row.method));
 
+/** The only calls this transform looks at (the rest of the file is never wrapped). */
+const CALLS: ReadonlySet<string> = new Set(['cancelTask', 'request']);
+
 export const cancelTask: Transform = {
   name: 'cancel-task',
   description: 'client.experimental.tasks.cancelTask(id) and raw tasks/cancel → tasksClient.cancelTask(id) (+ getTask when the old answer, a task, is used)',
   triggers: ['cancelTask', ...CANCEL_METHODS],
+  phase: 1,
   run(ctx) {
-    for (const call of ctx.sourceFile.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+    for (const call of callsNamed(ctx.sourceFile, CALLS)) {
       if (!ctx.isFree(call.getStart(), call.getEnd())) continue;
       const exp = matchExperimentalCall(call);
       let id: Node | undefined;

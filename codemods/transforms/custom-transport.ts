@@ -1,4 +1,5 @@
-import { Node, SyntaxKind } from 'ts-morph';
+import { Node, SyntaxKind, ts, type ObjectLiteralExpression } from 'ts-morph';
+import { nodesOfKind } from '../raw.js';
 import { LEGACY_METHODS, propertyValue } from '../mcp-calls.js';
 import type { Transform } from './types.js';
 
@@ -9,9 +10,13 @@ export const customTransport: Transform = {
   name: 'custom-transport',
   description: 'JSON-RPC messages built by hand ({ jsonrpc, method: "tasks/…" }) in a file that uses MCP: marked, rewrite them to TasksClient calls',
   triggers: ['jsonrpc'],
+  phase: 1,
   run(ctx) {
     if (!ctx.facts.hasMcpImport) return;
-    for (const obj of ctx.sourceFile.getDescendantsOfKind(SyntaxKind.ObjectLiteralExpression)) {
+    const messages = nodesOfKind<ObjectLiteralExpression>(ctx.sourceFile, SyntaxKind.ObjectLiteralExpression, ctx.sourceFile, (n) =>
+      (n as ts.ObjectLiteralExpression).properties.some((p) => p.name !== undefined && ts.isIdentifier(p.name) && p.name.text === 'jsonrpc'),
+    );
+    for (const obj of messages) {
       if (!propertyValue(obj, 'jsonrpc')) continue;
       const method = propertyValue(obj, 'method');
       if (method && (Node.isStringLiteral(method) || Node.isNoSubstitutionTemplateLiteral(method)) && TASK_METHODS.has(method.getLiteralText())) ctx.marker(obj, 'custom-transport');

@@ -1,4 +1,5 @@
 import { Node, SyntaxKind, type CallExpression, type VariableDeclaration } from 'ts-morph';
+import { callsNamed } from '../raw.js';
 import { alwaysExits, bodyStatements, escapesCallback, expressionAt, semi, statementsAt } from '../codegen.js';
 import type { Edit } from '../edits.js';
 import { matchRawRequest, outermostWrapper, plainPropertyNames, propertyValue, resolveClient, unwrapExpression } from '../mcp-calls.js';
@@ -9,12 +10,16 @@ import { arrowCallback, caughtErrorRef, paramName, readsOf, resultType } from '.
 import { taskIdParam } from './shared.js';
 import type { Transform, TransformContext } from './types.js';
 
+/** The only calls this transform looks at (the rest of the file is never wrapped). */
+const CALLS: ReadonlySet<string> = new Set(['request']);
+
 export const dialectPollLoop: Transform = {
   name: 'dialect-poll-loop',
   description: 'tasks/create + a poll loop on tasks/status + the done/error branches → await tasksClient.callTool(name, args, { onTaskCreated, onStatus }) with try/catch',
   triggers: ['tasks/create'],
+  phase: 1,
   run(ctx) {
-    for (const call of ctx.sourceFile.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+    for (const call of callsNamed(ctx.sourceFile, CALLS)) {
       const raw = matchRawRequest(call);
       if (raw?.method !== 'tasks/create') continue;
       const client = resolveClient(raw.receiver, ctx.mcp);
@@ -261,7 +266,7 @@ function render(ctx: TransformContext, flow: Flow, tc: string): string {
   const optionsText = optionLines.length > 0 ? `, {\n${optionLines.map((l) => `${callIndent}${u}${l},`).join('\n')}\n${callIndent}}` : '';
   const callText = `await ${tc}.callTool(${[flow.name, ...(argsText ? [argsText] : [])].join(', ')}${optionsText})`;
 
-  const errorName = flow.error && flow.error.length > 0 ? ctx.fresh('error', flow.first) : '';
+  const errorName = flow.error && flow.error.length > 0 ? ctx.fresh('error', flow.first, false) : '';
   const catchText =
     flow.error && flow.error.length > 0
       ? `catch (${errorName}) {\n${statementsAt(ctx.sourceFile, ctx.text, flow.error, callIndent, sub(flow.error, flow.isTask, (use) => caughtErrorRef(ctx, errorName, use)))}\n${indent}}`

@@ -1,4 +1,5 @@
 import { Node, SyntaxKind, type ObjectLiteralExpression } from 'ts-morph';
+import { callsNamed } from '../raw.js';
 import { bodyStatements, expressionAt, semi, statementsAt } from '../codegen.js';
 import { resolveClient, statementOf } from '../mcp-calls.js';
 import { isSdkSpecifier } from '../reexports.js';
@@ -9,12 +10,16 @@ import type { Transform, TransformContext } from './types.js';
 
 const SDK_TYPES_MODULE = '@modelcontextprotocol/sdk/types.js';
 
+/** The only calls this transform looks at (the rest of the file is never wrapped). */
+const CALLS: ReadonlySet<string> = new Set(['setRequestHandler']);
+
 export const elicitationHandler: Transform = {
   name: 'elicitation-handler',
   description: "client.setRequestHandler(ElicitRequestSchema, handler) of a migrated client → the TasksClient's onInputRequest (answers go back with tasks/update)",
   triggers: ['ElicitRequestSchema'],
+  phase: 2,
   run(ctx) {
-    for (const call of ctx.sourceFile.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+    for (const call of callsNamed(ctx.sourceFile, CALLS)) {
       const callee = call.getExpression();
       if (!Node.isPropertyAccessExpression(callee) || callee.getName() !== 'setRequestHandler') continue;
       const [schema, handler] = call.getArguments();

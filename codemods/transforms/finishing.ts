@@ -1,8 +1,9 @@
-import { Node, SyntaxKind, type ImportDeclaration, type VariableStatement } from 'ts-morph';
+import { Node, SyntaxKind, ts, type ImportDeclaration, type VariableDeclaration, type VariableStatement } from 'ts-morph';
+import { nodesOfKind } from '../raw.js';
 import { propertyValue, statementOf } from '../mcp-calls.js';
 import { moduleCallSpec } from '../mcp-imports.js';
 import { referencesTo, sameVariable } from '../scope.js';
-import { importReferenceCounts, isMcpModule } from '../session.js';
+import { importReferenceCounts, isMcpModule } from '../import-planner.js';
 import { indentationAt } from '../text.js';
 import type { Transform, TransformContext } from './types.js';
 
@@ -17,8 +18,13 @@ export const clientUsage: Transform = {
   name: 'client-usage',
   description: 'marks TasksClients without a URL, SDK Clients left unused, elicitation handlers moved off a still-used SDK Client',
   triggers: ['TasksClient'],
+  phase: 9,
   run(ctx) {
-    for (const decl of ctx.sourceFile.getDescendantsOfKind(SyntaxKind.VariableDeclaration)) {
+    const constructions = nodesOfKind<VariableDeclaration>(ctx.sourceFile, SyntaxKind.VariableDeclaration, ctx.sourceFile, (n) => {
+      const init = (n as ts.VariableDeclaration).initializer;
+      return init !== undefined && ts.isNewExpression(init);
+    });
+    for (const decl of constructions) {
       if (!Node.isIdentifier(decl.getNameNode()) || !ctx.mcp.isNewOf(decl.getInitializer(), 'Client')) continue;
       const tc = ctx.existingTasksClient(decl);
       if (!tc) continue;
@@ -50,6 +56,7 @@ export const importCleanup: Transform = {
   name: 'import-cleanup',
   description: 'removes SDK imports the rewrites made unused',
   triggers: ['import', 'require'],
+  phase: 9,
   run(ctx) {
     const before = ctx.facts.importRefsBefore;
     if (before.size === 0) return;

@@ -1,15 +1,19 @@
-import { SyntaxKind } from 'ts-morph';
+import { callsNamed } from '../raw.js';
 import { isResultUnused, matchExperimentalCall, matchRawRequest } from '../mcp-calls.js';
 import { sdkResultType } from './callbacks.js';
 import { isMcpOnlyMethod, taskIdParam, tasksClientAt } from './shared.js';
 import type { Transform } from './types.js';
 
+/** The only calls this transform looks at (the rest of the file is never wrapped). */
+const CALLS: ReadonlySet<string> = new Set(['getTaskResult', 'request']);
+
 export const getTaskResult: Transform = {
   name: 'get-task-result',
   description: 'client.experimental.tasks.getTaskResult(id, schema) and raw tasks/result → tasksClient.waitForTask(id) (drives the task, answers input, returns the result)',
   triggers: ['getTaskResult', 'tasks/result'],
+  phase: 1,
   run(ctx) {
-    for (const call of ctx.sourceFile.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+    for (const call of callsNamed(ctx.sourceFile, CALLS)) {
       if (!ctx.isFree(call.getStart(), call.getEnd())) continue;
       const exp = matchExperimentalCall(call);
       let id;

@@ -1,4 +1,5 @@
 import { Node, SyntaxKind } from 'ts-morph';
+import { callsNamed } from '../raw.js';
 import { METHOD_TABLE } from '../../src/mapping/methods.js';
 import { matchExperimentalCall, matchRawRequest, outermostWrapper, unwrapExpression, type RawRequest } from '../mcp-calls.js';
 import { resolveIdentifier } from '../scope.js';
@@ -9,12 +10,16 @@ import type { Transform, TransformContext } from './types.js';
 /** Old methods that SEP-2663 replaces with tasks/get (tasks/status of the dialect, tasks/get of 2025-11-25). */
 const GET_METHODS = new Set(METHOD_TABLE.filter((row) => row.sep2663 === 'tasks/get').map((row) => row.method));
 
+/** The only calls this transform looks at (the rest of the file is never wrapped). */
+const CALLS: ReadonlySet<string> = new Set(['getTask', 'request']);
+
 export const getTask: Transform = {
   name: 'get-task',
   description: 'client.experimental.tasks.getTask(id), raw tasks/get and tasks/status requests → tasksClient.getTask(id)',
   triggers: ['getTask', ...GET_METHODS],
+  phase: 1,
   run(ctx) {
-    for (const call of ctx.sourceFile.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+    for (const call of callsNamed(ctx.sourceFile, CALLS)) {
       const exp = matchExperimentalCall(call);
       if (exp?.method === 'getTask') {
         const [id, options] = call.getArguments();

@@ -1,16 +1,21 @@
-import { Node, SyntaxKind } from 'ts-morph';
+import { Node } from 'ts-morph';
+import { callsNamed } from '../raw.js';
 import { quoted, semi } from '../codegen.js';
 import { matchRawRequest, plainPropertyNames, propertyValue, resolveClient, statementOf } from '../mcp-calls.js';
 import { referencesTo, sameVariable } from '../scope.js';
 import { indentationAt } from '../text.js';
 import type { Transform } from './types.js';
 
+/** The only calls this transform looks at (the rest of the file is never wrapped). */
+const CALLS: ReadonlySet<string> = new Set(['request']);
+
 export const taskAugmentedCall: Transform = {
   name: 'task-augmented-call',
   description: "request({ method: 'tools/call', params: { …, task: { ttl } } }, CreateTaskResultSchema) read as .task.* → tasksClient.startTool(name, args) (the server now decides; a plain answer is marked)",
   triggers: ['CreateTaskResultSchema', 'tools/call'],
+  phase: 1,
   run(ctx) {
-    for (const call of ctx.sourceFile.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+    for (const call of callsNamed(ctx.sourceFile, CALLS)) {
       const raw = matchRawRequest(call);
       if (raw?.method !== 'tools/call' || !raw.params || !Node.isObjectLiteralExpression(raw.params) || !raw.params.getProperty('task')) continue;
       const client = resolveClient(raw.receiver, ctx.mcp);

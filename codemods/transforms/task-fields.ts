@@ -1,4 +1,5 @@
-import { Node, SyntaxKind } from 'ts-morph';
+import { Node, SyntaxKind, ts, type ElementAccessExpression, type PropertyAccessExpression, type VariableDeclaration } from 'ts-morph';
+import { nodesOfKind } from '../raw.js';
 import { LEGACY_FIELD_TO_SEP2663 } from '../../src/mapping/fields.js';
 import { CLIENT_HELPER_MODULE } from '../mcp-imports.js';
 import { TaskValues } from '../task-values.js';
@@ -8,14 +9,21 @@ export const taskFields: Transform = {
   name: 'task-fields',
   description: `old task field names on migrated tasks → SEP-2663 (${Object.entries(LEGACY_FIELD_TO_SEP2663).map(([a, b]) => `${a} → ${b}`).join(', ')})`,
   triggers: [CLIENT_HELPER_MODULE],
+  phase: 3,
   run(ctx) {
     const values = new TaskValues(ctx.mcp);
     const renamed = (name: string): string | undefined => (Object.hasOwn(LEGACY_FIELD_TO_SEP2663, name) ? LEGACY_FIELD_TO_SEP2663[name] : undefined);
-    for (const access of ctx.sourceFile.getDescendantsOfKind(SyntaxKind.PropertyAccessExpression)) {
+    const legacy = (name: string): boolean => Object.hasOwn(LEGACY_FIELD_TO_SEP2663, name);
+    const accesses = nodesOfKind<PropertyAccessExpression>(ctx.sourceFile, SyntaxKind.PropertyAccessExpression, ctx.sourceFile, (n) => legacy((n as ts.PropertyAccessExpression).name.text));
+    for (const access of accesses) {
       const to = renamed(access.getName());
       if (to && values.isTask(access.getExpression()) && ctx.replaceNode(access.getNameNode(), to)) ctx.rewrote();
     }
-    for (const access of ctx.sourceFile.getDescendantsOfKind(SyntaxKind.ElementAccessExpression)) {
+    const elements = nodesOfKind<ElementAccessExpression>(ctx.sourceFile, SyntaxKind.ElementAccessExpression, ctx.sourceFile, (n) => {
+      const arg = (n as ts.ElementAccessExpression).argumentExpression;
+      return ts.isStringLiteral(arg) && legacy(arg.text);
+    });
+    for (const access of elements) {
       const arg = access.getArgumentExpression();
       if (!arg || !Node.isStringLiteral(arg)) continue;
       const to = renamed(arg.getLiteralText());
@@ -23,7 +31,8 @@ export const taskFields: Transform = {
       if (to && values.isTask(access.getExpression()) && ctx.replaceNode(arg, `${q}${to}${q}`)) ctx.rewrote();
     }
     // const { ttl, pollInterval: every } = task
-    for (const decl of ctx.sourceFile.getDescendantsOfKind(SyntaxKind.VariableDeclaration)) {
+    const patterns = nodesOfKind<VariableDeclaration>(ctx.sourceFile, SyntaxKind.VariableDeclaration, ctx.sourceFile, (n) => ts.isObjectBindingPattern((n as ts.VariableDeclaration).name));
+    for (const decl of patterns) {
       const pattern = decl.getNameNode();
       if (!Node.isObjectBindingPattern(pattern) || !values.isTask(decl.getInitializer())) continue;
       for (const element of pattern.getElements()) {

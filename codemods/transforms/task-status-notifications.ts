@@ -1,4 +1,5 @@
-import { Node, SyntaxKind, type CallExpression, type VariableDeclaration } from 'ts-morph';
+import { Node, SyntaxKind, ts, type CallExpression, type StringLiteral, type VariableDeclaration } from 'ts-morph';
+import { callsNamed, nodesOfKind } from '../raw.js';
 import { expressionAt, semi } from '../codegen.js';
 import { resolveClient, statementOf } from '../mcp-calls.js';
 import { isReference, resolveIdentifier } from '../scope.js';
@@ -10,12 +11,16 @@ import type { Transform, TransformContext } from './types.js';
 /** TasksClient methods that drive a task, and where their options go. */
 const DRIVERS: Record<string, number> = { callTool: 2, waitForTask: 1, resumeAll: 0 };
 
+/** The only calls this transform looks at (the rest of the file is never wrapped). */
+const CALLS: ReadonlySet<string> = new Set(['setNotificationHandler']);
+
 export const taskStatusNotifications: Transform = {
   name: 'task-status-notifications',
   description: 'client.setNotificationHandler(TaskStatusNotificationSchema, handler) → a const onTaskStatus passed as onStatus to the calls that drive tasks',
   triggers: ['TaskStatusNotificationSchema', 'notifications/tasks/status'],
+  phase: 2,
   run(ctx) {
-    for (const call of ctx.sourceFile.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+    for (const call of callsNamed(ctx.sourceFile, CALLS)) {
       const callee = call.getExpression();
       if (!Node.isPropertyAccessExpression(callee) || callee.getName() !== 'setNotificationHandler') continue;
       const [schema, handler] = call.getArguments();
@@ -29,8 +34,7 @@ export const taskStatusNotifications: Transform = {
     }
     // A hand-written check of the method name (fallbackNotificationHandler, a custom schema) in an MCP file.
     if (ctx.facts.hasMcpImport) {
-      for (const lit of ctx.sourceFile.getDescendantsOfKind(SyntaxKind.StringLiteral)) {
-        if (lit.getLiteralText() !== 'notifications/tasks/status') continue;
+      for (const lit of nodesOfKind<StringLiteral>(ctx.sourceFile, SyntaxKind.StringLiteral, ctx.sourceFile, (n) => (n as ts.StringLiteral).text === 'notifications/tasks/status')) {
         const inHandled = lit.getFirstAncestor((a) => Node.isCallExpression(a) && a.getExpression().getText().endsWith('setNotificationHandler'));
         if (!inHandled) ctx.marker(lit, 'status-notifications');
       }
@@ -84,7 +88,7 @@ function rewrite(ctx: TransformContext, call: CallExpression, handler: Node, cli
 /** Calls of the TasksClient that drive tasks, after `after` and in its block. */
 function driverCalls(ctx: TransformContext, tcDecl: VariableDeclaration, after: Node): CallExpression[] {
   const block = after.getParentOrThrow();
-  return block.getDescendantsOfKind(SyntaxKind.CallExpression).filter((c) => {
+  return callsNamed(ctx.sourceFile, new Set(Object.keys(DRIVERS)), block).filter((c) => {
     const callee = c.getExpression();
     if (!Node.isPropertyAccessExpression(callee) || DRIVERS[callee.getName()] === undefined || c.getStart() < after.getEnd()) return false;
     const receiver = callee.getExpression();

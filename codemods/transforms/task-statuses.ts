@@ -1,4 +1,5 @@
-import { Node, SyntaxKind, type BinaryExpression, type SwitchStatement } from 'ts-morph';
+import { Node, SyntaxKind, ts, type BinaryExpression, type SourceFile, type SwitchStatement } from 'ts-morph';
+import { callsNamed, nodesOfKind } from '../raw.js';
 import { LEGACY_STATUS_TO_SEP2663, type DialectStatus } from '../../src/mapping/statuses.js';
 import { matchRawRequest, unwrapExpression } from '../mcp-calls.js';
 import { CLIENT_HELPER_MODULE } from '../mcp-imports.js';
@@ -8,6 +9,18 @@ import { TaskValues } from '../task-values.js';
 import { indentationAt } from '../text.js';
 import type { Transform, TransformContext } from './types.js';
 
+const INCLUDES: ReadonlySet<string> = new Set(['includes']);
+const EQUALITY = new Set([SyntaxKind.EqualsEqualsEqualsToken, SyntaxKind.EqualsEqualsToken, SyntaxKind.ExclamationEqualsEqualsToken, SyntaxKind.ExclamationEqualsToken]);
+
+/** `x === 'done'`-like comparisons with a dialect word on one side, found on the bare AST. */
+function comparisonsWithWords(sf: SourceFile): BinaryExpression[] {
+  const isWord = (n: ts.Node): boolean => (ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) && DIALECT_WORDS.has(n.text);
+  return nodesOfKind<BinaryExpression>(sf, SyntaxKind.BinaryExpression, sf, (n) => {
+    const b = n as ts.BinaryExpression;
+    return EQUALITY.has(b.operatorToken.kind) && (isWord(b.left) || isWord(b.right));
+  });
+}
+
 function literalOf(node: Node): string | undefined {
   return Node.isStringLiteral(node) || Node.isNoSubstitutionTemplateLiteral(node) ? node.getLiteralText() : undefined;
 }
@@ -16,13 +29,17 @@ export const taskStatuses: Transform = {
   name: 'task-statuses',
   description: `tasks/create-dialect status words compared with a migrated task's status → SEP-2663 (${Object.entries(LEGACY_STATUS_TO_SEP2663).map(([a, b]) => `${a} → ${b.join('|')}`).join(', ')}); untraceable ones are marked`,
   triggers: [CLIENT_HELPER_MODULE, 'tasks/create', 'tasks/status'],
+  phase: 3,
   run(ctx) {
     const values = new TaskValues(ctx.mcp);
     const isTask = (n: Node): boolean => values.isTask(n);
     const unprovable = (subject: Node): boolean => ctx.facts.usesDialect && !isTask(subject) && !holdsOldTask(subject);
 
-    for (const chain of comparisonChains(ctx.sourceFile, isTask)) rewriteChain(ctx, chain);
-    for (const bin of ctx.sourceFile.getDescendantsOfKind(SyntaxKind.BinaryExpression)) {
+    const chains = comparisonChains(ctx.sourceFile, isTask);
+    for (const chain of chains) rewriteChain(ctx, chain);
+    const inChain = (n: Node): boolean => chains.some((c) => n.getStart() >= c.node.getStart() && n.getEnd() <= c.node.getEnd());
+    for (const bin of comparisonsWithWords(ctx.sourceFile)) {
+      if (inChain(bin)) continue;
       const op = bin.getOperatorToken().getKind();
       const eq = op === SyntaxKind.EqualsEqualsEqualsToken || op === SyntaxKind.EqualsEqualsToken;
       const ne = op === SyntaxKind.ExclamationEqualsEqualsToken || op === SyntaxKind.ExclamationEqualsToken;
@@ -35,14 +52,14 @@ export const taskStatuses: Transform = {
       if (isTask(subject)) rewriteComparison(ctx, bin, access, lit, word as DialectStatus, eq);
       else if (unprovable(subject)) ctx.marker(bin, 'status-literal');
     }
-    for (const sw of ctx.sourceFile.getDescendantsOfKind(SyntaxKind.SwitchStatement)) {
+    for (const sw of nodesOfKind<SwitchStatement>(ctx.sourceFile, SyntaxKind.SwitchStatement)) {
       const disc = sw.getExpression();
       if (!statusOf(disc, () => true)) continue;
       const subject = (disc as import('ts-morph').PropertyAccessExpression).getExpression();
       if (isTask(subject)) rewriteSwitch(ctx, sw);
       else if (unprovable(subject) && sw.getClauses().some((c) => Node.isCaseClause(c) && DIALECT_WORDS.has(literalOf(c.getExpression()) ?? ''))) ctx.marker(sw, 'status-literal');
     }
-    for (const call of ctx.sourceFile.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+    for (const call of callsNamed(ctx.sourceFile, INCLUDES)) {
       const callee = call.getExpression();
       const [arg] = call.getArguments();
       if (!Node.isPropertyAccessExpression(callee) || callee.getName() !== 'includes' || !arg || !statusOf(arg, () => true)) continue;
@@ -93,11 +110,14 @@ function strip(node: Node): Node {
  * `t.status === 'pending' || t.status === 'running'` (and `!==` joined by `&&`) as a whole, so the
  * rewrite can list each SEP-2663 status once.
  */
-function comparisonChains(root: Node, isTask: (n: Node) => boolean): Chain[] {
+function comparisonChains(sf: SourceFile, isTask: (n: Node) => boolean): Chain[] {
   const chains: Chain[] = [];
-  for (const bin of root.getDescendantsOfKind(SyntaxKind.BinaryExpression)) {
+  const joins = nodesOfKind<BinaryExpression>(sf, SyntaxKind.BinaryExpression, sf, (n) => {
+    const op = (n as ts.BinaryExpression).operatorToken.kind;
+    return (op === SyntaxKind.BarBarToken || op === SyntaxKind.AmpersandAmpersandToken) && /(['"`])(pending|running|done|error)\1/.test(n.getText());
+  });
+  for (const bin of joins) {
     const join = bin.getOperatorToken().getKind();
-    if (join !== SyntaxKind.BarBarToken && join !== SyntaxKind.AmpersandAmpersandToken) continue;
     let up: Node | undefined = bin.getParent();
     while (up && Node.isParenthesizedExpression(up)) up = up.getParent();
     if (up && Node.isBinaryExpression(up) && up.getOperatorToken().getKind() === join) continue; // not the top of the chain

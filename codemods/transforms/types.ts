@@ -35,8 +35,11 @@ export interface TransformContext {
   marker(node: Node, code: MarkerCode): void;
   /** Counts one rewrite for the summary. */
   rewrote(): void;
-  /** An identifier no code around `near` (its function, else the file) uses yet, and no other call of this pass got. */
-  fresh(base: string, near?: Node): string;
+  /**
+   * An identifier no code around `near` (its function, else the file) uses yet, and no other call
+   * of this pass got. `reserve: false` for names scoped to their own block (a catch parameter).
+   */
+  fresh(base: string, near?: Node, reserve?: boolean): string;
   /** The `new TasksClient(...)` declaration already in the file for the SDK client declared by `clientDecl`. */
   existingTasksClient(clientDecl: VariableDeclaration): VariableDeclaration | undefined;
   /** The TasksClient variable to use for the SDK client declared by `clientDecl` at `site`, creating it when needed. */
@@ -53,5 +56,12 @@ export interface Transform {
   description: string;
   /** The transform only runs on files containing one of these strings (the cheap prefilter). */
   triggers: readonly string[];
+  /**
+   * Transforms of one phase run on the same parse of the file (their edits must not overlap; a
+   * match that overlaps is retried on the next parse). A later phase sees the earlier phases' output:
+   * 1 rewrites calls, 2 moves handlers into the TasksClient, 3 renames fields and statuses of the
+   * rewritten values, 9 finishes (markers and imports).
+   */
+  phase: 1 | 2 | 3 | 9;
   run(ctx: TransformContext): void;
 }

@@ -143,6 +143,7 @@ describe('one file is atomic', () => {
   const explode: Transform = {
     name: 'explode',
     description: 'throws after it planned an edit',
+    phase: 1,
     triggers: ['experimental'],
     run(ctx) {
       ctx.edit(0, 0, '// half-done\n');
@@ -169,6 +170,7 @@ describe('one file is atomic', () => {
     const garbage: Transform = {
       name: 'garbage',
       description: 'writes code that does not parse, once',
+      phase: 1,
       triggers: ['experimental'],
       run: (ctx) => void (ctx.text.startsWith('export const = ;') || ctx.edit(0, 0, 'export const = ;\n')),
     };
