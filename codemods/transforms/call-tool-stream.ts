@@ -1,8 +1,8 @@
 import { Node, SyntaxKind, type CallExpression, type ForOfStatement } from 'ts-morph';
-import { callsNamed } from '../raw.js';
 import { alwaysExits, bodyStatements, breaksOut, escapesCallback, expressionAt, semi, statementsAt } from '../codegen.js';
 import type { Edit } from '../edits.js';
 import { matchExperimentalCall, plainPropertyNames, propertyValue, resolveClient } from '../mcp-calls.js';
+import { callsNamed } from '../raw.js';
 import { isReference, referencesTo, resolveIdentifier, sameVariable } from '../scope.js';
 import { indentationAt } from '../text.js';
 import { arrowCallback, caughtErrorRef, paramName, readsOf, sdkResultType, type MovedCode } from './callbacks.js';
@@ -52,8 +52,10 @@ export const callToolStream: Transform = {
       const tc = tasksClientAt(ctx, exp.receiver, site.streamStatement ?? site.loop, { mcpOnly: true });
       if (!tc) continue;
       const text = render(ctx, site.loop, branches, target, options, tc, call.getArguments()[1]);
+      if (!ctx.replaceNode(site.loop, text)) continue;
+      // The generator is lazy: left behind by a conflict, its declaration would send nothing.
       if (site.streamStatement) ctx.removeStatement(site.streamStatement);
-      if (ctx.replaceNode(site.loop, text)) ctx.rewrote();
+      ctx.rewrote();
     }
   },
 };
@@ -156,11 +158,16 @@ function readBranches(loop: ForOfStatement): Branches | undefined {
   if (statements.length === 1 && only && Node.isSwitchStatement(only)) {
     const discriminant = only.getExpression();
     if (!Node.isPropertyAccessExpression(discriminant) || discriminant.getName() !== 'type' || !isMessage(discriminant.getExpression())) return undefined;
-    for (const clause of only.getClauses()) {
+    const clauses = only.getClauses();
+    for (const [index, clause] of clauses.entries()) {
+      const isBreak = (n: Node | undefined): boolean => n !== undefined && Node.isBreakStatement(n) && !n.getLabel();
       let body: Node[] = clause.getStatements();
+      // A clause that falls into the next one would run two branches: not a shape callTool has.
+      const ends = isBreak(body[body.length - 1]) || alwaysExits(body) || (body.length === 1 && Node.isBlock(body[0]!) && (isBreak(bodyStatements(body[0]!).at(-1)) || alwaysExits(bodyStatements(body[0]!))));
+      if (body.length > 0 && index < clauses.length - 1 && !ends) return undefined;
+      if (isBreak(body[body.length - 1])) body = body.slice(0, -1);
       if (body.length === 1 && Node.isBlock(body[0]!)) body = bodyStatements(body[0]!); // case 'x': { … }
-      const last = body[body.length - 1];
-      if (last && Node.isBreakStatement(last) && !last.getLabel()) body = body.slice(0, -1);
+      if (isBreak(body[body.length - 1])) body = body.slice(0, -1);
       if (Node.isDefaultClause(clause)) {
         if (body.length > 0) return undefined;
         continue;

@@ -2,7 +2,7 @@ import type { Node } from 'ts-morph';
 import { callsNamed } from '../raw.js';
 import { METHOD_TABLE } from '../../src/mapping/methods.js';
 import { isRepeatable, isResultUnused, matchExperimentalCall, matchRawRequest } from '../mcp-calls.js';
-import { taskIdParam, tasksClientAt } from './shared.js';
+import { isMcpReceiver, taskIdParam, tasksClientAt } from './shared.js';
 import type { Transform } from './types.js';
 
 const CANCEL_METHODS = new Set(METHOD_TABLE.filter((row) => row.sep2663 === 'tasks/cancel').map((row) => row.method));
@@ -35,12 +35,12 @@ export const cancelTask: Transform = {
         mcpOnly = false; // tasks/cancel is a common method name outside MCP
       }
       if (!id) continue;
-      const tc = tasksClientAt(ctx, receiver, call, { mcpOnly });
-      if (!tc) continue;
       if (options) {
-        ctx.marker(call, 'request-options');
+        if (isMcpReceiver(ctx, receiver, { mcpOnly })) ctx.marker(call, 'request-options');
         continue;
       }
+      const tc = tasksClientAt(ctx, receiver, call, { mcpOnly });
+      if (!tc) continue;
       const idText = id.getText();
       if (isResultUnused(call)) {
         if (ctx.replaceNode(call, `${tc}.cancelTask(${idText})`)) ctx.rewrote();

@@ -1,7 +1,7 @@
 import { callsNamed } from '../raw.js';
 import { isResultUnused, matchExperimentalCall, matchRawRequest } from '../mcp-calls.js';
 import { sdkResultType } from './callbacks.js';
-import { isMcpOnlyMethod, taskIdParam, tasksClientAt } from './shared.js';
+import { isMcpOnlyMethod, isMcpReceiver, taskIdParam, tasksClientAt } from './shared.js';
 import type { Transform } from './types.js';
 
 /** The only calls this transform looks at (the rest of the file is never wrapped). */
@@ -33,12 +33,12 @@ export const getTaskResult: Transform = {
       }
       if (!id) continue;
       const schema = exp?.method === 'getTaskResult' ? call.getArguments()[1] : undefined;
-      const tc = tasksClientAt(ctx, receiver, call, { mcpOnly });
-      if (!tc) continue;
       if (options) {
-        ctx.marker(call, 'request-options');
+        if (isMcpReceiver(ctx, receiver, { mcpOnly })) ctx.marker(call, 'request-options');
         continue;
       }
+      const tc = tasksClientAt(ctx, receiver, call, { mcpOnly });
+      if (!tc) continue;
       // TypeScript: keep the SDK's result type the old call had, so the code that reads it still checks.
       const waited = `${tc}.waitForTask(${id.getText()})`;
       const text = ctx.isTypeScript && exp && !isResultUnused(call) ? `(${waited} as Promise<${sdkResultType(ctx, schema)}>)` : waited;

@@ -1,10 +1,10 @@
 import { Node, SyntaxKind } from 'ts-morph';
-import { callsNamed } from '../raw.js';
 import { METHOD_TABLE } from '../../src/mapping/methods.js';
 import { matchExperimentalCall, matchRawRequest, outermostWrapper, unwrapExpression, type RawRequest } from '../mcp-calls.js';
+import { callsNamed } from '../raw.js';
 import { resolveIdentifier } from '../scope.js';
 import { TaskValues } from '../task-values.js';
-import { isMcpOnlyMethod, taskIdParam, tasksClientAt } from './shared.js';
+import { isMcpOnlyMethod, isMcpReceiver, taskIdParam, tasksClientAt } from './shared.js';
 import type { Transform, TransformContext } from './types.js';
 
 /** Old methods that SEP-2663 replaces with tasks/get (tasks/status of the dialect, tasks/get of 2025-11-25). */
@@ -24,12 +24,12 @@ export const getTask: Transform = {
       if (exp?.method === 'getTask') {
         const [id, options] = call.getArguments();
         if (!id || !ctx.isFree(call.getStart(), call.getEnd())) continue;
-        const tc = tasksClientAt(ctx, exp.receiver, call, { mcpOnly: true });
-        if (!tc) continue;
         if (options) {
-          ctx.marker(call, 'request-options');
+          if (isMcpReceiver(ctx, exp.receiver, { mcpOnly: true })) ctx.marker(call, 'request-options');
           continue;
         }
+        const tc = tasksClientAt(ctx, exp.receiver, call, { mcpOnly: true });
+        if (!tc) continue;
         if (ctx.replaceNode(call, `${tc}.getTask(${id.getText()})`)) ctx.rewrote();
         continue;
       }
@@ -44,12 +44,13 @@ function rewriteRaw(ctx: TransformContext, raw: RawRequest): void {
   const id = taskIdParam(raw.params);
   if (!id || !ctx.isFree(raw.call.getStart(), raw.call.getEnd())) return;
   if (raw.method === 'tasks/status' && feedsOldTask(ctx, raw.call)) return; // the tasks/create flow around it keeps its marker
-  const tc = tasksClientAt(ctx, raw.receiver, raw.call, { mcpOnly: isMcpOnlyMethod(raw.method) });
-  if (!tc) return;
+  const mcpOnly = isMcpOnlyMethod(raw.method);
   if (raw.options) {
-    ctx.marker(raw.call, 'request-options');
+    if (isMcpReceiver(ctx, raw.receiver, { mcpOnly })) ctx.marker(raw.call, 'request-options');
     return;
   }
+  const tc = tasksClientAt(ctx, raw.receiver, raw.call, { mcpOnly });
+  if (!tc) return;
   if (ctx.replaceNode(raw.call, `${tc}.getTask(${id.getText()})`)) ctx.rewrote();
 }
 

@@ -23,6 +23,11 @@ export function tasksClientAt(ctx: TransformContext, receiver: Node, site: Node,
   return undefined;
 }
 
+/** The receiver is an MCP client, or an untraceable one calling an MCP-only API in a file that uses MCP. */
+export function isMcpReceiver(ctx: TransformContext, receiver: Node, opts: { mcpOnly: boolean }): boolean {
+  return resolveClient(receiver, ctx.mcp).kind !== 'unknown' || (opts.mcpOnly && ctx.facts.hasMcpImport);
+}
+
 export function isMcpOnlyMethod(method: string): boolean {
   return MCP_ONLY_METHODS.has(method);
 }

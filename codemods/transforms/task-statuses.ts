@@ -10,6 +10,8 @@ import { indentationAt } from '../text.js';
 import type { Transform, TransformContext } from './types.js';
 
 const INCLUDES: ReadonlySet<string> = new Set(['includes']);
+/** A quoted dialect word somewhere in a node's text (a cheap filter before looking closer). */
+const WORD_IN_TEXT = new RegExp(`(['"\`])(${[...DIALECT_WORDS].join('|')})\\1`);
 const EQUALITY = new Set([SyntaxKind.EqualsEqualsEqualsToken, SyntaxKind.EqualsEqualsToken, SyntaxKind.ExclamationEqualsEqualsToken, SyntaxKind.ExclamationEqualsToken]);
 
 /** `x === 'done'`-like comparisons with a dialect word on one side, found on the bare AST. */
@@ -114,7 +116,7 @@ function comparisonChains(sf: SourceFile, isTask: (n: Node) => boolean): Chain[]
   const chains: Chain[] = [];
   const joins = nodesOfKind<BinaryExpression>(sf, SyntaxKind.BinaryExpression, sf, (n) => {
     const op = (n as ts.BinaryExpression).operatorToken.kind;
-    return (op === SyntaxKind.BarBarToken || op === SyntaxKind.AmpersandAmpersandToken) && /(['"`])(pending|running|done|error)\1/.test(n.getText());
+    return (op === SyntaxKind.BarBarToken || op === SyntaxKind.AmpersandAmpersandToken) && WORD_IN_TEXT.test(n.getText());
   });
   for (const bin of joins) {
     const join = bin.getOperatorToken().getKind();
