@@ -54,3 +54,22 @@ local function seq_of(event)
   return tonumber(string.match(event, '^{"seq":(%d+),'))
 end
 
+
+-- Sets `holder`'s mark in `marks` (a HASH holder -> until, epoch ms) to now + `ttl_ms`, drops
+-- lapsed marks, and keeps the key alive exactly as long as its longest mark.
+local function hold_mark(marks, holder, ttl_ms)
+  local now = now_ms()
+  local expires_at = now + ttl_ms
+  local last = expires_at
+  local flat = redis.call('HGETALL', marks)
+  for i = 1, #flat, 2 do
+    local other, until_at = flat[i], tonumber(flat[i + 1])
+    if until_at <= now then
+      redis.call('HDEL', marks, other)
+    elseif other ~= holder and until_at > last then
+      last = until_at
+    end
+  end
+  redis.call('HSET', marks, holder, digits(expires_at))
+  redis.call('PEXPIREAT', marks, digits(last))
+end
