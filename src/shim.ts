@@ -63,7 +63,12 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     ? new RedisSessionStore({ url: config.redisUrl, prefix: config.redisPrefix })
     : new EmbeddedSessionStore();
   const queue: WorkQueue = config.redisUrl
-    ? new BullMqQueue({ redisUrl: config.redisUrl, prefix: config.redisPrefix, concurrency: config.workerConcurrency })
+    ? new BullMqQueue({
+        redisUrl: config.redisUrl,
+        prefix: config.redisPrefix,
+        concurrency: config.workerConcurrency,
+        lockDurationMs: config.jobLockMs,
+      })
     : new InProcessQueue(config.workerConcurrency);
   // Before anything uses the store: task lifecycles are recorded at it (docs/dashboard.md).
   const observability = createObservability({ config, store, queue, log });

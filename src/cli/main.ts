@@ -21,6 +21,7 @@ Options:
   --brownout S/E    old-API brownout window, ISO start/end; repeatable (env SHIM_LEGACY_BROWNOUTS, comma-separated)
   --dashboard-token T  bearer token for /dashboard and /metrics (env SHIM_DASHBOARD_TOKEN); default: loopback only
   --replica-id ID   this replica's name in /metrics (env SHIM_REPLICA_ID)
+  --job-lock-ms N   a dead replica's tasks are failed or re-run within about 2 N ms (default 30000, env SHIM_JOB_LOCK_MS)
   -h, --help        this text
 `;
 

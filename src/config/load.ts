@@ -25,6 +25,7 @@ const ENV_KEYS: ReadonlyArray<[string, keyof ShimConfig, Kind]> = [
   ['SHIM_MAX_BODY_BYTES', 'maxBodyBytes', 'int'],
   ['SHIM_LISTEN_KEEPALIVE_MS', 'listenKeepAliveMs', 'int'],
   ['SHIM_WORKER_CONCURRENCY', 'workerConcurrency', 'int'],
+  ['SHIM_JOB_LOCK_MS', 'jobLockMs', 'int'],
   ['SHIM_SESSION_IDLE_TTL_MS', 'sessionIdleTtlMs', 'int'],
   ['SHIM_ALLOWED_ORIGINS', 'allowedOrigins', 'list'],
   ['SHIM_LEGACY_DEPRECATION', 'legacyDeprecation', 'string'],
@@ -52,6 +53,7 @@ const FLAGS = {
   brownout: { type: 'string', multiple: true },
   'dashboard-token': { type: 'string' },
   'replica-id': { type: 'string' },
+  'job-lock-ms': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -93,6 +95,7 @@ export function loadConfig({ argv, env, base = {} }: LoadInput): Loaded {
   if (flags.brownout !== undefined) raw.legacyBrownouts = flags.brownout;
   if (flags['dashboard-token'] !== undefined) raw.dashboardToken = flags['dashboard-token'];
   if (flags['replica-id'] !== undefined) raw.replicaId = flags['replica-id'];
+  if (flags['job-lock-ms'] !== undefined) setParsed(raw, 'jobLockMs', parseValue('--job-lock-ms', flags['job-lock-ms'], 'int', problems));
 
   const policyPath = flags.policy ?? env.SHIM_POLICY_FILE;
   if (policyPath) {

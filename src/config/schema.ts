@@ -52,6 +52,8 @@ export const ConfigSchema = z.strictObject({
   sessionIdleTtlMs: z.number().int().min(1_000),
   maxListenTaskIds: z.number().int().min(1).max(10_000),
   workerConcurrency: z.number().int().min(1).max(10_000),
+  /** A dead replica's jobs are handed to another worker within about twice this (lock expiry, then two stall checks). */
+  jobLockMs: z.number().int().min(1_000).max(600_000),
   /** Origins allowed to call /mcp from a browser. A request without Origin is always allowed. */
   allowedOrigins: z.array(z.string()),
   /** `none`: everyone is the anonymous principal. `tokens`: `Authorization: Bearer` looked up in a JSON file. */
@@ -82,6 +84,7 @@ export const DEFAULT_CONFIG: ShimConfig = {
   sessionIdleTtlMs: 24 * 60 * 60 * 1000,
   maxListenTaskIds: 100,
   workerConcurrency: 64,
+  jobLockMs: 30_000,
   allowedOrigins: [],
   auth: { mode: 'none' },
   serverName: 'mcp-tasks-shim',

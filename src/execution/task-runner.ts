@@ -1,5 +1,5 @@
 import { collectInput } from '../core/collect-input.js';
-import { ErrorCode, UpstreamRpcError } from '../core/errors.js';
+import { ErrorCode, UnavailableError, UpstreamRpcError } from '../core/errors.js';
 import type { ToolInvoker } from '../core/ports.js';
 import { isTerminal, type TaskRecord } from '../core/task.js';
 import type { TaskStore } from '../store/task-store.js';
@@ -11,9 +11,13 @@ export interface TaskRunnerOptions {
   /** Tools that may be re-run when the worker that ran them was lost. */
   isIdempotent: (tool: string) => boolean;
   now?: () => number;
+  /** First pause before retrying a store write that failed because Redis was unreachable. */
+  retryBaseMs?: number;
 }
 
 const CANCELLED = Symbol('task cancelled');
+/** How long a job waits for Redis to read its task before giving up (BullMQ then records the failure). */
+const LOAD_RETRY_MS = 60_000;
 
 /**
  * Runs one task against the upstream: turns its input requests into `inputRequests`, its
@@ -29,26 +33,53 @@ export class TaskRunner {
 
   readonly process = async (job: Job): Promise<void> => {
     const { store } = this.options;
-    const task = await store.load(job.taskId);
+    const task = await this.persist(job.taskId, this.now() + LOAD_RETRY_MS, () => store.load(job.taskId));
     if (!task || isTerminal(task.status)) return;
+    const deadline = task.createdAt + task.ttlMs;
     if ((job.redelivered || task.startedAt !== undefined) && !this.options.isIdempotent(task.tool)) {
-      await store.finish(
-        task.taskId,
-        {
-          status: 'failed',
-          error: { code: ErrorCode.InternalError, message: 'Task execution was lost: the worker running it stopped' },
-          statusMessage: 'Execution lost when its worker stopped; the tool is not declared idempotent, so it was not re-run.',
-        },
-        this.now(),
+      await this.persist(task.taskId, deadline, () =>
+        store.finish(
+          task.taskId,
+          {
+            status: 'failed',
+            error: { code: ErrorCode.InternalError, message: 'Task execution was lost: the worker running it stopped' },
+            statusMessage: 'Execution lost when its worker stopped; the tool is not declared idempotent, so it was not re-run.',
+          },
+          this.now(),
+        ),
       );
       return;
     }
-    await store.markStarted(task.taskId, this.now());
+    // A re-run asks its own questions: the lost run's unanswered ones would keep the task input_required.
+    for (const key of Object.keys(task.inputRequests)) {
+      await this.persist(task.taskId, deadline, () => store.withdrawInput(task.taskId, key, this.now()));
+    }
+    await this.persist(task.taskId, deadline, () => store.markStarted(task.taskId, this.now()));
     await this.execute(task);
   };
 
+  /**
+   * A store call the task's outcome depends on, retried while Redis is unreachable (a restart, a
+   * failover) until the task expires: a job that threw would leave the task `working` forever.
+   */
+  private async persist<T>(taskId: string, deadline: number, write: () => Promise<T>): Promise<T> {
+    const base = this.options.retryBaseMs ?? 100;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await write();
+      } catch (err) {
+        const pause = Math.min(base * 2 ** attempt, 5_000);
+        if (!(err instanceof UnavailableError) || this.now() + pause >= deadline) {
+          throw new Error(`task ${taskId}: store write failed`, { cause: err });
+        }
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
+  }
+
   private async execute(task: TaskRecord): Promise<void> {
     const { store, invoker } = this.options;
+    const deadline = task.createdAt + task.ttlMs;
     const abort = new AbortController();
     const unsubscribe = store.subscribe((change) => {
       if (change.taskId === task.taskId && isTerminal(change.status)) abort.abort(CANCELLED);
@@ -57,12 +88,12 @@ export class TaskRunner {
     try {
       const result = await invoker.callTool(task.tool, task.arguments, {
         signal: abort.signal,
-        timeoutMs: Math.max(1, task.createdAt + task.ttlMs - this.now()),
+        timeoutMs: Math.max(1, deadline - this.now()),
         onInput: (request, signal) => collectInput(store, task, request, signal),
         onProgress: (message) => progress.push(message),
       });
       await progress.drain();
-      await store.finish(task.taskId, { status: 'completed', result }, this.now());
+      await this.persist(task.taskId, deadline, () => store.finish(task.taskId, { status: 'completed', result }, this.now()));
     } catch (err) {
       await progress.drain();
       if (abort.signal.aborted) return;
@@ -70,7 +101,7 @@ export class TaskRunner {
         err instanceof UpstreamRpcError
           ? err.toJsonRpc()
           : { code: ErrorCode.InternalError, message: `Upstream call failed: ${err instanceof Error ? err.message : String(err)}` };
-      await store.finish(task.taskId, { status: 'failed', error, statusMessage: error.message }, this.now());
+      await this.persist(task.taskId, deadline, () => store.finish(task.taskId, { status: 'failed', error, statusMessage: error.message }, this.now()));
     } finally {
       unsubscribe();
     }

@@ -66,6 +66,14 @@ describe('mcp-tasks-shim CLI configuration errors exit 2 with a clear message', 
     await expectConfigError(['serve', '--upstream', UPSTREAM, '--port', '70000'], {}, /port/);
   });
 
+  it('--job-lock-ms 2s', async () => {
+    await expectConfigError(['serve', '--upstream', UPSTREAM, '--job-lock-ms', '2s'], {}, /--job-lock-ms: expected a whole number, got "2s"/);
+  });
+
+  it('SHIM_JOB_LOCK_MS below a second', async () => {
+    await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_JOB_LOCK_MS: '500' }, /jobLockMs: .*1000/);
+  });
+
   it('REDIS_URL=http://x', async () => {
     await expectConfigError(['serve', '--upstream', UPSTREAM], { REDIS_URL: 'http://x' }, /redisUrl: must be a redis:\/\/ or rediss:\/\/ URL/);
   });
