@@ -1,10 +1,12 @@
 /** Dashboard JSON API response time (GET /dashboard/api/*), if the shim serves it. */
 import type { BenchContext, ScenarioResult } from '../lib/context.js';
 import { get } from '../lib/http.js';
+import { seedTraffic } from '../lib/seed-traffic.js';
 import { percentile, round } from '../lib/stats.js';
 
 const ENDPOINTS = ['overview', 'traffic', 'clients', 'tasks', 'latency', 'verdict', 'cutover', 'recording'];
 const REQUESTS = 30;
+const SEED = { days: 7, perMinute: 60, clients: 300, tools: 40 };
 
 export async function dashboard(ctx: BenchContext): Promise<ScenarioResult> {
   const base = ctx.shim.url.replace(/\/mcp$/, '');
@@ -12,9 +14,11 @@ export async function dashboard(ctx: BenchContext): Promise<ScenarioResult> {
   if (probe.status === 404) {
     return { name: 'dashboard', title: 'Dashboard JSON API', rows: [], targets: [{ target: 'dashboard API < 50 ms', value: 'not measured: /dashboard/api/* absent', pass: null }], notes: [] };
   }
+  const seeded = await seedTraffic({ redisUrl: ctx.redis.url, prefix: 'mts', ...SEED });
+  ctx.log(`    seeded ${seeded.requests} requests and ${seeded.taskEvents} task events over ${SEED.days} days in ${seeded.ms} ms`);
   const rows: Array<Record<string, string | number>> = [];
   let worst = 0;
-  for (const range of ['24h', '7d']) {
+  for (const range of ['1h', '24h', '7d', '30d']) {
     for (const endpoint of ENDPOINTS) {
       const ms: number[] = [];
       let status = 0;
@@ -32,11 +36,12 @@ export async function dashboard(ctx: BenchContext): Promise<ScenarioResult> {
   ctx.log(`    worst p99 ${worst} ms`);
   return {
     name: 'dashboard',
-    title: 'Dashboard JSON API response time (traffic recorded by this bench run only)',
+    title: `Dashboard JSON API response time (${SEED.days} days of recorded traffic)`,
     rows,
-    targets: [{ target: 'dashboard API < 50 ms (worst endpoint p99)', value: `${worst} ms — with minutes, not 7 days, of traffic`, pass: worst < 50 }],
+    targets: [{ target: 'dashboard API < 50 ms (worst endpoint p99, 7 days recorded)', value: `${worst} ms`, pass: worst < 50 }],
     notes: [
-      `${REQUESTS} sequential GETs per endpoint and range, after the other scenarios recorded their traffic. Not yet measured: 7 days of recorded traffic (no seeding tool for the aggregates exists yet), so this is a lower bound.`,
+      `Before measuring, bench/lib/seed-traffic.ts recorded ${SEED.days} days of traffic through the replica's own Aggregator into the shared Redis aggregates: ${SEED.perMinute} requests per minute (${seeded.requests} in all) from ${SEED.clients} clients of 40 principals over ${SEED.tools} tools and all four wires, with task lifecycles (${seeded.taskEvents} events); the old API fades from 70% to 20% over the week. Minute buckets older than 48 h expire as in production.`,
+      `${REQUESTS} sequential GETs per endpoint and range; the shim also holds the traffic of the scenarios before this one.`,
     ],
   };
 }
