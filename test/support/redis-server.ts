@@ -15,6 +15,8 @@ export interface RedisServer {
   restart(): Promise<void>;
   /** Kills the server and keeps its directory, so that `restart()` brings it back (an outage). */
   halt(): Promise<void>;
+  /** SIGKILL, directory kept: no chance to flush anything, as in a power cut. `restart()` brings it back. */
+  crash(): Promise<void>;
 }
 
 const READY_TIMEOUT_MS = 10_000;
@@ -29,13 +31,14 @@ process.once('exit', () => {
 });
 
 /** A real redis-server on a free port, with persistence off unless asked for. */
-export async function startRedis(opts: { appendonly?: boolean } = {}): Promise<RedisServer> {
+export async function startRedis(opts: { appendonly?: boolean; appendfsync?: 'always' | 'everysec' } = {}): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), 'mts-redis-'));
   const args = (port: number): string[] => [
     '--port', String(port),
     '--bind', '127.0.0.1',
     '--save', '',
     '--appendonly', opts.appendonly ? 'yes' : 'no',
+    '--appendfsync', opts.appendfsync ?? 'everysec',
     '--dir', dir,
   ];
   let port = 0;
@@ -65,6 +68,9 @@ export async function startRedis(opts: { appendonly?: boolean } = {}): Promise<R
     },
     async halt() {
       await kill(current);
+    },
+    async crash() {
+      await kill(current, 'SIGKILL');
     },
   };
 }
@@ -122,10 +128,10 @@ function answersPing(port: number): Promise<boolean> {
   });
 }
 
-async function kill(child: ChildProcess): Promise<void> {
+async function kill(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
+  child.kill(signal);
   const timer = setTimeout(() => child.kill('SIGKILL'), EXIT_TIMEOUT_MS);
   await exited;
   clearTimeout(timer);
