@@ -57,14 +57,15 @@ function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promi
 export async function startShim(config: ShimConfig & { upstreamUrl: string }, options: ShimOptions = {}): Promise<Shim> {
   const log = options.log ?? ((message) => console.error(message));
   const store: TaskStore = config.redisUrl
-    ? new RedisTaskStore({ url: config.redisUrl, prefix: config.redisPrefix })
+    ? new RedisTaskStore({ url: config.redisUrl, cluster: config.redisCluster, prefix: config.redisPrefix })
     : new EmbeddedTaskStore();
   const sessions: SessionStore = config.redisUrl
-    ? new RedisSessionStore({ url: config.redisUrl, prefix: config.redisPrefix })
+    ? new RedisSessionStore({ url: config.redisUrl, cluster: config.redisCluster, prefix: config.redisPrefix })
     : new EmbeddedSessionStore();
   const queue: WorkQueue = config.redisUrl
     ? new BullMqQueue({
         redisUrl: config.redisUrl,
+        redisCluster: config.redisCluster,
         prefix: config.redisPrefix,
         concurrency: config.workerConcurrency,
         lockDurationMs: config.jobLockMs,

@@ -12,6 +12,7 @@ Options:
   --port N          listen port (default 8080, env PORT)
   --host H          listen address (default 127.0.0.1, env HOST)
   --redis URL       Redis task store, shared by replicas (env REDIS_URL); default: embedded, one process
+  --redis-cluster   --redis lists seed nodes (comma-separated) of a Redis Cluster (env SHIM_REDIS_CLUSTER)
   --policy FILE     per-tool task policies, JSON (env SHIM_POLICY_FILE)
   --tokens FILE     bearer tokens → principals, JSON (env SHIM_TOKENS_FILE); default: no auth
   --deprecation T   Deprecation header on old-API responses: ISO date/time or @epoch (env SHIM_LEGACY_DEPRECATION)
@@ -94,7 +95,7 @@ async function main(argv: string[]): Promise<number> {
 }
 
 function redact(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//***@');
+  return url.replace(/\/\/[^@/]*@/g, '//***@');
 }
 
 main(process.argv.slice(2)).then(

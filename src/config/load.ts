@@ -18,6 +18,7 @@ const ENV_KEYS: ReadonlyArray<[string, keyof ShimConfig, Kind]> = [
   ['UPSTREAM_URL', 'upstreamUrl', 'string'],
   ['REDIS_URL', 'redisUrl', 'string'],
   ['SHIM_REDIS_PREFIX', 'redisPrefix', 'string'],
+  ['SHIM_REDIS_CLUSTER', 'redisCluster', 'bool'],
   ['SHIM_AUTO_WINDOW_MS', 'autoWindowMs', 'int'],
   ['SHIM_DEFAULT_TTL_MS', 'defaultTtlMs', 'int'],
   ['SHIM_MAX_TTL_MS', 'maxTtlMs', 'int'],
@@ -44,6 +45,7 @@ const FLAGS = {
   host: { type: 'string' },
   upstream: { type: 'string' },
   redis: { type: 'string' },
+  'redis-cluster': { type: 'boolean' },
   policy: { type: 'string' },
   tokens: { type: 'string' },
   deprecation: { type: 'string' },
@@ -88,6 +90,7 @@ export function loadConfig({ argv, env, base = {} }: LoadInput): Loaded {
   if (flags.host !== undefined) raw.host = flags.host;
   if (flags.upstream !== undefined) raw.upstreamUrl = flags.upstream;
   if (flags.redis !== undefined) raw.redisUrl = flags.redis;
+  if (flags['redis-cluster'] !== undefined) raw.redisCluster = flags['redis-cluster'];
   if (flags.deprecation !== undefined) raw.legacyDeprecation = flags.deprecation;
   if (flags.sunset !== undefined) raw.legacySunset = flags.sunset;
   if (flags['migration-guide'] !== undefined) raw.migrationGuideUrl = flags['migration-guide'];

@@ -32,6 +32,12 @@ export const TokensFileSchema = z
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' });
 const redisUrl = z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' });
+/** One URL, or (for a Redis Cluster) comma-separated seed node URLs. */
+const redisUrls = z.string().superRefine((value, ctx) => {
+  for (const each of value.split(',')) {
+    if (!redisUrl.safeParse(each.trim()).success) ctx.addIssue({ code: 'custom', message: `'${each.trim()}' must be a redis:// or rediss:// URL` });
+  }
+});
 
 export const ConfigSchema = z.strictObject({
   port: z.number().int().min(0).max(65_535),
@@ -39,7 +45,9 @@ export const ConfigSchema = z.strictObject({
   /** Absent: `npm start` runs the demo upstream in-process and fronts it. */
   upstreamUrl: httpUrl.optional(),
   /** Absent: the embedded, single-process store. */
-  redisUrl: redisUrl.optional(),
+  redisUrl: redisUrls.optional(),
+  /** `redisUrl` lists seed nodes of a Redis Cluster (docs/operations.md, "Redis Cluster"). */
+  redisCluster: z.boolean(),
   redisPrefix: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only'),
   policies: PolicyFileSchema,
   autoWindowMs: z.number().int().min(0).max(60_000),
@@ -66,7 +74,11 @@ export const ConfigSchema = z.strictObject({
   ...CUTOVER_FIELDS,
 })
   .refine((c) => c.defaultTtlMs <= c.maxTtlMs, { message: 'defaultTtlMs must not exceed maxTtlMs', path: ['defaultTtlMs'] })
-  .superRefine(checkCutover);
+  .superRefine(checkCutover)
+  .superRefine((c, ctx) => {
+    if (c.redisCluster && !c.redisUrl) ctx.addIssue({ code: 'custom', message: 'a Redis Cluster needs its seed node URLs in redisUrl', path: ['redisCluster'] });
+    if (!c.redisCluster && c.redisUrl?.includes(',')) ctx.addIssue({ code: 'custom', message: 'several URLs are seed nodes of a Redis Cluster: set redisCluster too', path: ['redisUrl'] });
+  });
 
 export type ShimConfig = z.infer<typeof ConfigSchema>;
 
@@ -74,6 +86,7 @@ export const DEFAULT_CONFIG: ShimConfig = {
   port: 8080,
   host: '127.0.0.1',
   redisPrefix: 'mts',
+  redisCluster: false,
   policies: { tools: {} },
   autoWindowMs: 1_000,
   defaultTtlMs: 60 * 60 * 1000,

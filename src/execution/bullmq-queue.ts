@@ -1,9 +1,11 @@
 import { Queue, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
+import { connect, disconnect, type ConnectionRole, type RedisConnection } from '../store/redis/connection.js';
 import type { JobProcessor, WorkQueue } from './work-queue.js';
 
 export interface BullMqQueueOptions {
   redisUrl: string;
+  /** `redisUrl` lists seed nodes of a Redis Cluster. */
+  redisCluster?: boolean;
   /** Key prefix; wrapped in a hash tag so a Redis Cluster keeps the queue in one slot. */
   prefix: string;
   concurrency: number;
@@ -22,10 +24,11 @@ const QUEUE_NAME = 'tasks';
 export class BullMqQueue implements WorkQueue {
   private readonly queue: Queue;
   private worker: Worker | undefined;
-  private readonly connections: Redis[] = [];
+  private readonly connections: RedisConnection[] = [];
 
   constructor(private readonly options: BullMqQueueOptions) {
-    this.queue = new Queue(QUEUE_NAME, { connection: this.connection(), prefix: this.prefix() });
+    // Enqueueing is on the request path: it fails fast while Redis is down, like the stores.
+    this.queue = new Queue(QUEUE_NAME, { connection: this.connection('commands'), prefix: this.prefix() });
     // Without a listener BullMQ prints every failed reconnect as a stack trace; enqueue() still rejects.
     this.queue.on('error', () => undefined);
   }
@@ -41,7 +44,8 @@ export class BullMqQueue implements WorkQueue {
       QUEUE_NAME,
       async (job) => processor({ taskId: (job.data as { taskId: string }).taskId, redelivered: (job.stalledCounter ?? 0) > 0 }),
       {
-        connection: this.connection(),
+        // BullMQ requires its worker connections to retry forever; it takes jobs again once Redis is back.
+        connection: this.connection('waiting'),
         prefix: this.prefix(),
         concurrency: this.options.concurrency,
         lockDuration,
@@ -68,16 +72,15 @@ export class BullMqQueue implements WorkQueue {
     clearTimeout(timer);
     if (worker) await worker.close(true).catch(() => undefined);
     await this.queue.close().catch(() => undefined);
-    await Promise.allSettled(this.connections.map((c) => c.quit()));
+    await Promise.allSettled(this.connections.map((c) => disconnect(c)));
   }
 
   private prefix(): string {
     return `{${this.options.prefix}:q}`;
   }
 
-  private connection(): Redis {
-    const connection = new Redis(this.options.redisUrl, { maxRetriesPerRequest: null, enableReadyCheck: true });
-    connection.on('error', () => undefined);
+  private connection(role: ConnectionRole): RedisConnection {
+    const connection = connect({ url: this.options.redisUrl, cluster: this.options.redisCluster }, role);
     this.connections.push(connection);
     return connection;
   }

@@ -42,7 +42,7 @@ export interface ObservabilityOptions {
 export function createObservability(options: ObservabilityOptions): Observability {
   const { config, store, queue } = options;
   const aggregates: AggregateStore = config.redisUrl
-    ? new RedisAggregateStore({ url: config.redisUrl, prefix: config.redisPrefix })
+    ? new RedisAggregateStore({ url: config.redisUrl, cluster: config.redisCluster, prefix: config.redisPrefix })
     : new MemoryAggregateStore();
   const metrics: ShimMetrics = new ShimMetrics({
     replica: config.replicaId ?? `${hostname()}-${process.pid}`,

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Redis } from 'ioredis';
+import { connect, disconnect, type RedisConnection } from '../store/redis/connection.js';
 import {
   CLIENT_RETENTION_MS,
   MAX_CLIENTS,
@@ -27,14 +27,13 @@ type WithClientsScript = { mtsObserveClients(...args: (string | number)[]): Prom
  */
 export class RedisAggregateStore implements AggregateStore {
   readonly kind = 'redis' as const;
-  private readonly redis: Redis;
+  private readonly redis: RedisConnection;
   private readonly tag: string;
   private connected = false;
 
-  constructor(options: { url: string; prefix: string }) {
+  constructor(options: { url: string; prefix: string; cluster?: boolean }) {
     this.tag = `${options.prefix}:obs:{${options.prefix}:obs}`;
-    this.redis = new Redis(options.url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectionName: 'mts-observe' });
-    this.redis.on('error', () => undefined);
+    this.redis = connect({ url: options.url, cluster: options.cluster }, 'unqueued', 'mts-observe');
     this.redis.on('ready', () => {
       this.connected = true;
     });
@@ -120,8 +119,7 @@ export class RedisAggregateStore implements AggregateStore {
   }
 
   async close(): Promise<void> {
-    if (this.redis.status === 'ready') await this.redis.quit().catch(() => this.redis.disconnect());
-    else this.redis.disconnect();
+    await disconnect(this.redis);
   }
 
   private key(name: string): string {

@@ -1,6 +1,11 @@
-import type { Redis } from 'ioredis';
 import { InternalError } from '../core/errors.js';
-import { callRedis, disconnect, openRedis, type RedisClientOptions } from '../store/redis/connection.js';
+import {
+  callRedis,
+  disconnect,
+  openRedis,
+  type RedisClientOptions,
+  type RedisConnection,
+} from '../store/redis/connection.js';
 import { checkPrefix, DEFAULT_PREFIX } from '../store/redis/keys.js';
 import { defineScripts, type RunKeysScript } from '../store/redis/scripts.js';
 import { DEFAULT_MAX_EVENTS, formatEventId, parseEventId, positive } from './common.js';
@@ -51,7 +56,7 @@ type Script = (typeof SCRIPTS)[number];
  * Lua script over the keys of one session (or one task), so any replica serves any session.
  */
 export class RedisSessionStore implements SessionStore {
-  private readonly redis: Redis;
+  private readonly redis: RedisConnection;
   private readonly ownsClient: boolean;
   private readonly prefix: string;
   private readonly maxEvents: number;

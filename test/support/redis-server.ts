@@ -31,7 +31,7 @@ process.once('exit', () => {
 });
 
 /** A real redis-server on a free port, with persistence off unless asked for. */
-export async function startRedis(opts: { appendonly?: boolean; appendfsync?: 'always' | 'everysec' } = {}): Promise<RedisServer> {
+export async function startRedis(opts: { appendonly?: boolean; appendfsync?: 'always' | 'everysec'; extraArgs?: (dir: string) => string[] } = {}): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), 'mts-redis-'));
   const args = (port: number): string[] => [
     '--port', String(port),
@@ -40,6 +40,7 @@ export async function startRedis(opts: { appendonly?: boolean; appendfsync?: 'al
     '--appendonly', opts.appendonly ? 'yes' : 'no',
     '--appendfsync', opts.appendfsync ?? 'everysec',
     '--dir', dir,
+    ...(opts.extraArgs?.(dir) ?? []),
   ];
   let port = 0;
   let child: ChildProcess | undefined;

@@ -1,49 +1,148 @@
-import { Redis, ReplyError } from 'ioredis';
+import { Cluster, Redis, ReplyError, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { UnavailableError } from '../../core/errors.js';
+
+/** A single Redis or a Redis Cluster: every store, the queue and the aggregates run on either. */
+export type RedisConnection = Redis | Cluster;
+
+/** Where Redis is: one URL, or with `cluster` one or more comma-separated seed node URLs. */
+export interface RedisTarget {
+  url: string;
+  cluster?: boolean;
+}
 
 /** How every Redis-backed store gets its connection. */
 export interface RedisClientOptions {
   /** Used when `redis` is not given; the store then owns (and on close quits) that connection. */
   url?: string;
+  /** `url` lists seed nodes of a Redis Cluster. */
+  cluster?: boolean;
   /** A client the caller owns: the store defines its scripts on it but never quits it. */
-  redis?: Redis;
+  redis?: RedisConnection;
 }
 
 export interface RedisClient {
-  redis: Redis;
+  redis: RedisConnection;
   /** True when the store opened the connection itself and so must close it. */
   owned: boolean;
 }
 
+/**
+ * What a connection is for:
+ * - `commands`: request-path commands, which must fail fast while Redis is down (see REQUEST_DEADLINE_MS);
+ * - `waiting`: SUBSCRIBE and BullMQ's blocking commands, which wait out an outage instead of failing;
+ * - `unqueued`: no offline queue at all, for writers that keep their data in memory until Redis is back.
+ */
+export type ConnectionRole = 'commands' | 'waiting' | 'unqueued';
+
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+
+/**
+ * The longest a store command may take before its caller gets a retryable UnavailableError. It
+ * also bounds commands a Redis Cluster holds in its offline queue, which ioredis never flushes
+ * while it reconnects.
+ */
+export const REQUEST_DEADLINE_MS = 1_500;
 
 /** A health check must answer quickly even while ioredis holds commands back during a reconnect. */
 const PING_TIMEOUT_MS = 1_000;
 
-export function openRedis(options: RedisClientOptions): RedisClient {
-  if (options.redis) return { redis: options.redis, owned: false };
-  // Concurrent requests share socket writes (one write per event-loop tick, not per command).
-  const redis = new Redis(options.url ?? DEFAULT_REDIS_URL, { enableAutoPipelining: true });
-  // Connection trouble reaches callers as UnavailableError (and through ping()); without a
-  // listener ioredis would also print every failed reconnect attempt.
-  redis.on('error', () => {});
-  return { redis, owned: true };
+/**
+ * Reconnect attempts come at most this far apart, so that a command waiting in the offline queue
+ * learns of a failed attempt within about this long (it is failed on its second failed attempt).
+ */
+const MAX_RECONNECT_DELAY_MS = 500;
+
+const reconnectDelay = (attempt: number): number => Math.min(attempt * 50, MAX_RECONNECT_DELAY_MS);
+
+function nodeOptions(role: ConnectionRole): RedisOptions {
+  if (role === 'waiting') return { maxRetriesPerRequest: null, enableReadyCheck: true };
+  return {
+    // One retry rides over a dropped connection that comes straight back; a longer outage fails the command.
+    maxRetriesPerRequest: 1,
+    retryStrategy: reconnectDelay,
+    enableOfflineQueue: role === 'commands',
+    // Concurrent requests share socket writes (one write per event-loop tick, not per command).
+    enableAutoPipelining: role === 'commands',
+  };
 }
 
-/** Redis errors are bugs; anything else means Redis could not be reached, which a client may retry. */
+/** Seed nodes of a cluster; credentials and TLS come from the first URL and apply to every node. */
+function seeds(url: string): { nodes: { host: string; port: number }[]; options: RedisOptions } {
+  const urls = url.split(',').map((each) => new URL(each.trim()));
+  const nodes = urls.map((each) => ({ host: each.hostname, port: Number(each.port || 6379) }));
+  const first = urls[0]!;
+  const options: RedisOptions = {};
+  if (first.username) options.username = decodeURIComponent(first.username);
+  if (first.password) options.password = decodeURIComponent(first.password);
+  if (first.protocol === 'rediss:') options.tls = {};
+  return { nodes, options };
+}
+
+/** A new connection for `role`; errors are swallowed here because callers see them as rejections. */
+export function connect(target: RedisTarget, role: ConnectionRole, name?: string): RedisConnection {
+  const options = nodeOptions(role);
+  if (name) options.connectionName = name;
+  let client: RedisConnection;
+  if (target.cluster) {
+    const { nodes, options: auth } = seeds(target.url);
+    const { enableAutoPipelining, enableOfflineQueue, ...perNode } = options;
+    const clusterOptions: ClusterOptions = {
+      redisOptions: { ...auth, ...perNode },
+      enableAutoPipelining,
+      enableOfflineQueue,
+      clusterRetryStrategy: role === 'waiting' ? undefined : reconnectDelay,
+    };
+    client = new Cluster(nodes, clusterOptions);
+  } else {
+    client = new Redis(target.url, options);
+  }
+  // Without a listener ioredis would print every failed reconnect attempt.
+  client.on('error', () => {});
+  return client;
+}
+
+export function openRedis(options: RedisClientOptions): RedisClient {
+  if (options.redis) return { redis: options.redis, owned: false };
+  return { redis: connect({ url: options.url ?? DEFAULT_REDIS_URL, cluster: options.cluster }, 'commands'), owned: true };
+}
+
+/** A connection like `client` (same node or cluster) for SUBSCRIBE, which waits out an outage. */
+export function subscriberFor(client: RedisConnection): RedisConnection {
+  const subscriber =
+    client instanceof Cluster
+      ? client.duplicate([], {
+          redisOptions: { ...client.options.redisOptions, maxRetriesPerRequest: null },
+          clusterRetryStrategy: undefined,
+          enableAutoPipelining: false,
+        })
+      : client.duplicate({ maxRetriesPerRequest: null, enableAutoPipelining: false });
+  subscriber.on('error', () => {});
+  return subscriber;
+}
+
+/**
+ * Redis errors are bugs; anything else — including no answer within REQUEST_DEADLINE_MS — means
+ * Redis could not be reached, which a client may retry.
+ */
 export async function callRedis<T>(what: string, command: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${REQUEST_DEADLINE_MS} ms`)), REQUEST_DEADLINE_MS);
+  });
   try {
-    return await command();
+    return await Promise.race([command(), deadline]);
   } catch (error) {
     if (error instanceof ReplyError) throw error;
     const unavailable = new UnavailableError(what);
     unavailable.cause = error;
     throw unavailable;
+  } finally {
+    clearTimeout(timer);
   }
 }
 
 /** True when Redis answers PING within a second; false while it is down or reconnecting. */
-export async function pingRedis(redis: Redis): Promise<boolean> {
+export async function pingRedis(redis: RedisConnection): Promise<boolean> {
   const status = redis.status;
   if (status === 'reconnecting' || status === 'close' || status === 'end') return false;
   let timer: NodeJS.Timeout | undefined;
@@ -60,7 +159,7 @@ export async function pingRedis(redis: Redis): Promise<boolean> {
 }
 
 /** QUIT waits for queued commands, which never run while Redis is down; then only disconnect ends it. */
-export async function disconnect(client: Redis): Promise<void> {
+export async function disconnect(client: RedisConnection): Promise<void> {
   if (client.status === 'end') return;
   if (client.status !== 'ready') return client.disconnect();
   await client.quit().catch(() => client.disconnect());

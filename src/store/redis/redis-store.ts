@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import { InternalError } from '../../core/errors.js';
 import { isExpired, type InputRequest, type NewTask, type TaskRecord, type TaskStatus } from '../../core/task.js';
 import { initialRecord } from '../initial-record.js';
@@ -14,7 +13,15 @@ import type {
 import { sourcesOf } from '../../mapping/transitions.js';
 import { CANCEL_FROM, LIVE_STATUSES, REQUEST_INPUT_FROM, RESUME_FROM } from '../transition-rules.js';
 import { decodeFlatTask, decodeTask, encodeAnswer, encodeOutcome, encodeTask } from './codec.js';
-import { callRedis, disconnect, openRedis, pingRedis, type RedisClientOptions } from './connection.js';
+import {
+  callRedis,
+  disconnect,
+  openRedis,
+  pingRedis,
+  subscriberFor,
+  type RedisClientOptions,
+  type RedisConnection,
+} from './connection.js';
 import { checkPrefix, DEFAULT_PREFIX, eventsChannel, taskKey } from './keys.js';
 import { defineTaskScripts, type Operation, type RunScript } from './scripts.js';
 
@@ -33,13 +40,13 @@ function statusList(statuses: readonly TaskStatus[]): string {
  */
 export class RedisTaskStore implements TaskStore {
   readonly kind = 'redis' as const;
-  private readonly redis: Redis;
+  private readonly redis: RedisConnection;
   private readonly ownsClient: boolean;
   private readonly prefix: string;
   private readonly channel: string;
   private readonly scripts: Record<Operation, RunScript>;
   private readonly listeners = new ListenerSet<TaskChange>();
-  private subscriber?: Redis;
+  private subscriber?: RedisConnection;
   private subscription?: Promise<void>;
   private closed = false;
 
@@ -166,9 +173,9 @@ export class RedisTaskStore implements TaskStore {
     // After close() a new connection would never be quit.
     if (this.closed) return Promise.reject(new Error('Task store is closed'));
     if (!this.subscription) {
-      // No retry limit: SUBSCRIBE waits out an outage instead of failing and leaving listeners deaf.
-      const subscriber = this.redis.duplicate({ maxRetriesPerRequest: null });
-      subscriber.on('error', () => {}); // as for the command connection, see the constructor
+      // SUBSCRIBE waits out an outage instead of failing and leaving listeners deaf; ioredis
+      // subscribes again on every reconnect (a Cluster on whichever node it picks then).
+      const subscriber = subscriberFor(this.redis);
       subscriber.on('message', (channel: string, message: string) => {
         if (channel === this.channel) this.deliver(message);
       });

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from './connection.js';
 
 const OPERATIONS = [
   'create',
@@ -40,7 +40,7 @@ function readLua(dir: URL, name: string): string {
  * Defines every script of a set on `redis` (EVALSHA, falling back to EVAL after a restart
  * flushed the script cache) and returns a runner per script.
  */
-export function defineScripts<Name extends string>(redis: Redis, set: ScriptSet<Name>): Record<Name, RunKeysScript> {
+export function defineScripts<Name extends string>(redis: RedisConnection, set: ScriptSet<Name>): Record<Name, RunKeysScript> {
   const common = set.common ? readLua(set.dir, 'common') : '';
   const commands = redis as unknown as Record<string, (...args: (string | number)[]) => Promise<unknown>>;
   const entries = set.names.map((name): [Name, RunKeysScript] => {
@@ -53,7 +53,7 @@ export function defineScripts<Name extends string>(redis: Redis, set: ScriptSet<
 }
 
 /** Every task script, each run on one task's hash. */
-export function defineTaskScripts(redis: Redis): Record<Operation, RunScript> {
+export function defineTaskScripts(redis: RedisConnection): Record<Operation, RunScript> {
   const scripts = defineScripts(redis, {
     dir: new URL('./lua/', import.meta.url),
     names: OPERATIONS,

@@ -1,0 +1,80 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { newTaskId } from '../../src/core/ids.js';
+import { RedisSessionStore } from '../../src/session/redis-session-store.js';
+import { RedisTaskStore } from '../../src/store/redis/redis-store.js';
+import { clusterKeys, keySlot } from '../support/cluster-keys.js';
+import { startRedisCluster, type RedisCluster } from '../support/redis-cluster.js';
+import { describeTaskStoreContract } from './contract.js';
+
+let cluster: RedisCluster;
+let prefixes = 0;
+
+beforeAll(async () => {
+  cluster = await startRedisCluster();
+}, 60_000);
+
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+// The same contract as on a single Redis; every replica is its own Cluster client.
+describeTaskStoreContract('RedisTaskStore on a Redis Cluster', () => {
+  const prefix = `mts-cluster-${++prefixes}`;
+  return {
+    open: () => new RedisTaskStore({ url: cluster.url, cluster: true, prefix }),
+    residue: async () => (await clusterKeys(cluster, `${prefix}:*`)).length,
+  };
+});
+
+describe('RedisTaskStore slots on a Redis Cluster', () => {
+  const closing: { close(): Promise<void> }[] = [];
+  afterEach(async () => {
+    await Promise.all(closing.splice(0).map((each) => each.close()));
+  });
+
+  it("keeps a task's hash and its result-stream marks in the task's one slot", async () => {
+    const tasks = new RedisTaskStore({ url: cluster.url, cluster: true, prefix: 'slots' });
+    const sessions = new RedisSessionStore({ url: cluster.url, cluster: true, prefix: 'slots' });
+    closing.push(tasks, sessions);
+    const taskId = newTaskId();
+    await tasks.create({
+      taskId,
+      principal: 'alice',
+      origin: 'sep2663',
+      tool: 'slow_compute',
+      arguments: {},
+      createdAt: Date.now(),
+      ttlMs: 60_000,
+      pollIntervalMs: 1_000,
+      clientCapabilities: {},
+    });
+    await sessions.holdResultStream(taskId, 'holder', 60_000);
+    const keys = await clusterKeys(cluster, `slots:*{${taskId}}*`);
+    expect(keys).toEqual([`slots:rs:{${taskId}}`, `slots:task:{${taskId}}`]);
+    const slots = await Promise.all(keys.map((key) => keySlot(cluster, key)));
+    expect(new Set(slots).size).toBe(1);
+  });
+
+  it('spreads different tasks over the masters', async () => {
+    const tasks = new RedisTaskStore({ url: cluster.url, cluster: true, prefix: 'spread' });
+    closing.push(tasks);
+    const ids = Array.from({ length: 12 }, () => newTaskId());
+    for (const taskId of ids) {
+      await tasks.create({
+        taskId,
+        principal: 'alice',
+        origin: 'sep2663',
+        tool: 'slow_compute',
+        arguments: {},
+        createdAt: Date.now(),
+        ttlMs: 60_000,
+        pollIntervalMs: 1_000,
+        clientCapabilities: {},
+      });
+    }
+    const slots = await Promise.all(ids.map((taskId) => keySlot(cluster, `spread:task:{${taskId}}`)));
+    const masters = new Set(slots.map((slot) => (slot <= 5460 ? 0 : slot <= 10922 ? 1 : 2)));
+    expect(masters.size).toBeGreaterThan(1);
+    for (const taskId of ids) expect((await tasks.load(taskId))?.status).toBe('working');
+  });
+});
