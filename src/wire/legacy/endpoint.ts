@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { InvalidRequestError, MethodNotFoundError, ShimError, InternalError } from '../../core/errors.js';
+import { InvalidRequestError, MethodNotFoundError, ShimError, InternalError, UnavailableError } from '../../core/errors.js';
 import { ERROR_ANSWER } from '../../core/input-responses.js';
 import type { SessionRecord } from '../../session/session-store.js';
 import type { LegacyEndpoint } from '../../http/mcp-endpoint.js';
-import { classify, errorResponse, resultResponse, type JsonRpcRequest, type JsonRpcResponse } from '../jsonrpc/message.js';
+import { classify, errorResponse, idOf, resultResponse, type JsonRpcRequest, type JsonRpcResponse } from '../jsonrpc/message.js';
 import { json, type Reply } from '../reply.js';
 import { writeReply } from '../../http/write-reply.js';
 import { parsePushId } from './constants.js';
@@ -29,7 +29,8 @@ export class LegacyAdapter implements LegacyEndpoint {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, parsed: unknown, principal: string): Promise<void> {
-    const reply = this.deps.hooks?.before(req, res, parsed) ?? (await this.route(req, res, body, parsed, principal));
+    const reply =
+      this.deps.hooks?.before(req, res, parsed) ?? (await this.route(req, res, body, parsed, principal).catch((err: unknown) => unavailable(err, parsed)));
     this.deps.hooks?.after(req, res, principal, reply);
     if (reply) await writeReply(res, reply);
   }
@@ -200,4 +201,15 @@ function isSession(value: SessionRecord | Reply): value is SessionRecord {
 function stripMeta(result: Record<string, unknown>): Record<string, unknown> {
   const { _meta: _dropped, ...rest } = result;
   return rest;
+}
+
+/**
+ * Redis (or another dependency) was unreachable before any answer was written, e.g. while looking
+ * up the session: a request gets the retryable error under its id, as the SEP-2663 wire answers;
+ * anything without a request id (GET, DELETE, notifications, responses) gets 503.
+ */
+function unavailable(err: unknown, parsed: unknown): Reply {
+  if (!(err instanceof UnavailableError)) throw err;
+  const id = typeof parsed === 'object' && parsed !== null && 'method' in parsed ? idOf(parsed) : null;
+  return id === null ? json(503, errorResponse(null, err), { 'retry-after': '1' }) : json(200, errorResponse(id, err));
 }
