@@ -9,7 +9,7 @@ import { TaskRunner } from './execution/task-runner.js';
 import { CachedToolCatalog } from './execution/tool-catalog.js';
 import { UpstreamPool } from './execution/upstream-pool.js';
 import type { WorkQueue } from './execution/work-queue.js';
-import { createAuthenticator } from './http/auth.js';
+import { createAuthenticator } from './http/auth/authenticator.js';
 import { createMcpEndpoint } from './http/mcp-endpoint.js';
 import { createHttpServer } from './http/server.js';
 import { createObservability } from './observe/observability.js';
@@ -56,6 +56,8 @@ function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promi
  */
 export async function startShim(config: ShimConfig & { upstreamUrl: string }, options: ShimOptions = {}): Promise<Shim> {
   const log = options.log ?? ((message) => console.error(message));
+  // First: key material that cannot be read stops the start before anything is connected.
+  const authenticate = await createAuthenticator(config.auth);
   const store: TaskStore = config.redisUrl
     ? new RedisTaskStore({ url: config.redisUrl, cluster: config.redisCluster, prefix: config.redisPrefix })
     : new EmbeddedTaskStore();
@@ -73,7 +75,11 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     : new InProcessQueue(config.workerConcurrency);
   // Before anything uses the store: task lifecycles are recorded at it (docs/dashboard.md).
   const observability = createObservability({ config, store, queue, log });
-  const pool = new UpstreamPool({ url: config.upstreamUrl, clientInfo: { name: config.serverName, version: config.serverVersion } });
+  const pool = new UpstreamPool({
+    url: config.upstreamUrl,
+    headers: config.upstreamHeaders,
+    clientInfo: { name: config.serverName, version: config.serverVersion },
+  });
   const catalog = new CachedToolCatalog(() => pool.listTools());
   const policies = {
     configured: Object.fromEntries(
@@ -117,12 +123,13 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     keepAliveMs: config.listenKeepAliveMs,
     maxListenTaskIds: config.maxListenTaskIds,
   });
-  const passthrough = new Passthrough(config.upstreamUrl);
+  const passthrough = new Passthrough(config.upstreamUrl, config.upstreamHeaders);
   const legacy = new LegacyAdapter({
     service,
     sessions,
     passthrough,
     upstreamUrl: config.upstreamUrl,
+    upstreamHeaders: config.upstreamHeaders,
     serverInfo: { name: config.serverName, version: config.serverVersion },
     sessionIdleTtlMs: config.sessionIdleTtlMs,
     retentionMs: config.maxTtlMs,
@@ -132,7 +139,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   const handleMcp = createMcpEndpoint({
     sep2663,
     legacy,
-    authenticate: createAuthenticator(config.auth),
+    authenticate,
     allowedOrigins: config.allowedOrigins,
     maxBodyBytes: config.maxBodyBytes,
     observe: observability.observeSep2663,

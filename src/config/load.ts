@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { z } from 'zod';
+import { AUTH_FLAGS, resolveAuth } from './auth-settings.js';
 import { ConfigSchema, DEFAULT_CONFIG, PolicyFileSchema, TokensFileSchema, type PolicyFile, type ShimConfig } from './schema.js';
+import { resolveUpstreamHeaders, UPSTREAM_HEADER_FLAGS } from './upstream-headers.js';
 
 /** Every problem found in the configuration, each on its own line, so one start shows them all. */
 export class ConfigError extends Error {
@@ -47,7 +49,6 @@ const FLAGS = {
   redis: { type: 'string' },
   'redis-cluster': { type: 'boolean' },
   policy: { type: 'string' },
-  tokens: { type: 'string' },
   deprecation: { type: 'string' },
   sunset: { type: 'string' },
   'migration-guide': { type: 'string' },
@@ -56,6 +57,8 @@ const FLAGS = {
   'dashboard-token': { type: 'string' },
   'replica-id': { type: 'string' },
   'job-lock-ms': { type: 'string' },
+  ...AUTH_FLAGS,
+  ...UPSTREAM_HEADER_FLAGS,
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -105,12 +108,14 @@ export function loadConfig({ argv, env, base = {} }: LoadInput): Loaded {
     const policies = readJsonFile('policy file', policyPath, PolicyFileSchema, problems);
     if (policies) raw.policies = mergePolicies(raw.policies as PolicyFile, policies);
   }
-  const tokensFile = flags.tokens ?? env.SHIM_TOKENS_FILE;
-  if (tokensFile) {
+  const auth = resolveAuth(flags, env, problems);
+  if (auth) raw.auth = auth;
+  if (auth?.mode === 'tokens') {
     // Read again at start; checked here so that a bad file is a configuration error like any other.
-    readJsonFile('tokens file', tokensFile, TokensFileSchema, problems);
-    raw.auth = { mode: 'tokens', tokensFile };
+    readJsonFile('tokens file', auth.tokensFile, TokensFileSchema, problems, { secret: true });
   }
+  const upstreamHeaders = resolveUpstreamHeaders(flags, env, problems);
+  if (upstreamHeaders) raw.upstreamHeaders = upstreamHeaders;
 
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) problems.push(...describe(parsed.error));
@@ -139,7 +144,8 @@ function parseValue(name: string, value: string, kind: Kind, problems: string[])
   return Number(value);
 }
 
-function readJsonFile<S extends z.ZodType>(what: string, path: string, schema: S, problems: string[]): z.infer<S> | undefined {
+/** `secret`: the file holds credentials, and JSON.parse's message quotes the text around the error. */
+function readJsonFile<S extends z.ZodType>(what: string, path: string, schema: S, problems: string[], { secret = false } = {}): z.infer<S> | undefined {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -151,7 +157,7 @@ function readJsonFile<S extends z.ZodType>(what: string, path: string, schema: S
   try {
     json = JSON.parse(text);
   } catch (err) {
-    problems.push(`${what} ${path}: not JSON (${(err as Error).message})`);
+    problems.push(secret ? `${what} ${path}: not JSON` : `${what} ${path}: not JSON (${(err as Error).message})`);
     return undefined;
   }
   const parsed = schema.safeParse(json);

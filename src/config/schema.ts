@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { TASK_POLICIES } from '../core/policy.js';
+import { AuthSchema } from './auth-schema.js';
 import { checkCutover, CUTOVER_DEFAULTS, CUTOVER_FIELDS } from './cutover.js';
+import { UpstreamHeadersSchema } from './upstream-headers.js';
 
 const toolPolicy = z.union([
   z.enum(TASK_POLICIES),
@@ -64,11 +66,9 @@ export const ConfigSchema = z.strictObject({
   jobLockMs: z.number().int().min(1_000).max(600_000),
   /** Origins allowed to call /mcp from a browser. A request without Origin is always allowed. */
   allowedOrigins: z.array(z.string()),
-  /** `none`: everyone is the anonymous principal. `tokens`: `Authorization: Bearer` looked up in a JSON file. */
-  auth: z.discriminatedUnion('mode', [
-    z.strictObject({ mode: z.literal('none') }),
-    z.strictObject({ mode: z.literal('tokens'), tokensFile: z.string().min(1) }),
-  ]),
+  auth: AuthSchema,
+  /** Sent with every request to the upstream: the shim's own credentials there (names lower-cased). */
+  upstreamHeaders: UpstreamHeadersSchema,
   serverName: z.string().min(1),
   serverVersion: z.string().min(1),
   ...CUTOVER_FIELDS,
@@ -100,6 +100,7 @@ export const DEFAULT_CONFIG: ShimConfig = {
   jobLockMs: 30_000,
   allowedOrigins: [],
   auth: { mode: 'none' },
+  upstreamHeaders: {},
   serverName: 'mcp-tasks-shim',
   serverVersion: '0.1.0',
   ...CUTOVER_DEFAULTS,

@@ -35,6 +35,8 @@ interface PooledClient {
 
 export interface UpstreamPoolOptions {
   url: string;
+  /** The shim's own credentials at the upstream, on every request of every client. */
+  headers?: Readonly<Record<string, string>>;
   clientInfo: { name: string; version: string };
   /** Idle connections kept for reuse; each one holds a session on the upstream. */
   maxIdle?: number;
@@ -148,7 +150,7 @@ export class UpstreamPool {
     client.setRequestHandler(CreateMessageRequestSchema, forward('sampling/createMessage') as never);
     client.setRequestHandler(ListRootsRequestSchema, forward('roots/list') as never);
     try {
-      await client.connect(new StreamableHTTPClientTransport(new URL(this.options.url)));
+      await client.connect(new StreamableHTTPClientTransport(new URL(this.options.url), { requestInit: { headers: { ...this.options.headers } } }));
     } catch (err) {
       await client.close().catch(() => undefined);
       throw translateError(err);

@@ -3,7 +3,7 @@ import { InvalidRequestError, ParseError, ShimError } from '../core/errors.js';
 import { errorResponse, parseJson } from '../wire/jsonrpc/message.js';
 import { json, type Reply } from '../wire/reply.js';
 import type { Sep2663Handler } from '../wire/sep2663/handler.js';
-import type { Authenticator } from './auth.js';
+import type { Authenticator, AuthOutcome } from './auth/bearer.js';
 import { detectBodylessEra, detectEra } from './era.js';
 import { BodyTooLargeError, readBody } from './read-body.js';
 import { writeReply } from './write-reply.js';
@@ -40,13 +40,13 @@ async function route(req: IncomingMessage, res: ServerResponse, options: McpEndp
     req.resume();
     return json(403, errorResponse(null, new InvalidRequestError(`Origin '${origin}' is not allowed`)));
   }
-  const principal = options.authenticate(req.headers);
-  if (principal === undefined) {
+  let outcome = options.authenticate(req.headers);
+  if (outcome instanceof Promise) outcome = await outcome;
+  if ('rejected' in outcome) {
     req.resume();
-    return json(401, errorResponse(null, new InvalidRequestError('Missing or invalid bearer token')), {
-      'www-authenticate': 'Bearer',
-    });
+    return unauthorized(outcome.rejected);
   }
+  const { principal } = outcome;
   if (req.method !== 'POST') {
     if (options.legacy && detectBodylessEra(req.headers) === 'legacy') {
       await options.legacy.handle(req, res, undefined, undefined, principal);
@@ -96,6 +96,18 @@ async function route(req: IncomingMessage, res: ServerResponse, options: McpEndp
   const reply = await options.sep2663.handle({ headers: req.headers, body: parsed, principal, signal: abort.signal });
   options.observe?.(req, res, parsed, principal, reply, startedAt);
   return reply;
+}
+
+const UNAUTHORIZED = {
+  missing: { message: 'Missing bearer token', challenge: 'Bearer' },
+  invalid: { message: 'Invalid bearer token', challenge: 'Bearer error="invalid_token"' },
+  expired: { message: 'Expired bearer token', challenge: 'Bearer error="invalid_token", error_description="The token expired"' },
+} as const;
+
+/** RFC 6750 §3: the challenge says whether a token was refused, never why beyond expiry. */
+function unauthorized(reason: Extract<AuthOutcome, { rejected: string }>['rejected']): Reply {
+  const { message, challenge } = UNAUTHORIZED[reason];
+  return json(401, errorResponse(null, new InvalidRequestError(message)), { 'www-authenticate': challenge });
 }
 
 function acceptsAnswer(accept: string | undefined): boolean {

@@ -141,6 +141,28 @@ describe('mcp-tasks-shim CLI configuration errors exit 2 with a clear message', 
     await expectConfigError(['serve', '--upstream', UPSTREAM, '--tokens', join(dir, 'no-tokens.json')], {}, /tokens file .*no-tokens\.json/);
   });
 
+  it('a JWT secret shorter than 32 bytes, never printed', async () => {
+    const run = await runCli(['serve', '--upstream', UPSTREAM], { SHIM_JWT_SECRET: 'too-short-jwt-secret' });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/auth\.key\.secret: the HS256 secret must be at least 32 bytes/);
+    expect(run.stderr).not.toContain('too-short-jwt-secret');
+  });
+
+  it('both an HS256 secret and a JWKS file', async () => {
+    const jwks = file('jwks.json', JSON.stringify({ keys: [] }));
+    await expectConfigError(['serve', '--upstream', UPSTREAM, '--jwks', jwks], { SHIM_JWT_SECRET: 'x'.repeat(32) }, /SHIM_JWT_SECRET and --jwks are both set/);
+  });
+
+  it('a JWKS file without a usable key', async () => {
+    const jwks = file('empty-jwks.json', JSON.stringify({ keys: [] }));
+    await expectConfigError(['serve', '--upstream', UPSTREAM, '--jwks', jwks], {}, /JWKS file .*empty-jwks\.json: no RS256 signing key/);
+  });
+
+  it('an upstream header value with CR LF', async () => {
+    const headers = file('upstream-headers.json', JSON.stringify({ 'x-api-key': 'k\r\nx-evil: 1' }));
+    await expectConfigError(['serve', '--upstream', UPSTREAM, '--upstream-headers-file', headers], {}, /header 'x-api-key' contains CR, LF or NUL/);
+  });
+
   it('--help prints the usage and exits 0', async () => {
     const run = await runCli(['serve', '--help']);
     expect(run.code).toBe(0);

@@ -8,10 +8,20 @@ export interface RecordedMessage {
   params?: Record<string, unknown>;
 }
 
+/** One HTTP request the shim sent to the upstream. */
+export interface RecordedRequest {
+  method: string;
+  headers: IncomingHttpHeaders;
+  /** The JSON-RPC messages of a POST body. */
+  messages: RecordedMessage[];
+}
+
 export interface RecordingProxy {
   url: string;
   /** Every JSON-RPC message POSTed through, oldest first. */
   messages: RecordedMessage[];
+  /** Every request with its headers, oldest first. */
+  requests: RecordedRequest[];
   /** `tools/call` requests for `tool`. */
   toolCalls(tool: string): RecordedMessage[];
   close(): Promise<void>;
@@ -24,12 +34,16 @@ export interface RecordingProxy {
 export async function startRecordingProxy(targetUrl: string): Promise<RecordingProxy> {
   const target = new URL(targetUrl);
   const messages: RecordedMessage[] = [];
+  const requests: RecordedRequest[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      if (req.method === 'POST') record(body, messages);
+      const recorded: RecordedRequest = { method: req.method ?? '', headers: req.headers, messages: [] };
+      if (req.method === 'POST') record(body, recorded.messages);
+      messages.push(...recorded.messages);
+      requests.push(recorded);
       const headers: IncomingHttpHeaders = { ...req.headers, host: target.host };
       const upstream = request(
         { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
@@ -51,6 +65,7 @@ export async function startRecordingProxy(targetUrl: string): Promise<RecordingP
   return {
     url: `http://127.0.0.1:${port}${target.pathname}`,
     messages,
+    requests,
     toolCalls: (tool) => messages.filter((m) => m.method === 'tools/call' && m.params?.name === tool),
     close: () =>
       new Promise<void>((resolve) => {

@@ -9,6 +9,8 @@ export interface LegacyDeps {
   sessions: SessionStore;
   passthrough: Passthrough;
   upstreamUrl: string;
+  /** The shim's own credentials at the upstream, on every request the adapter sends it. */
+  upstreamHeaders: Readonly<Record<string, string>>;
   serverInfo: { name: string; version: string };
   /** Idle sessions expire after this long. */
   sessionIdleTtlMs: number;

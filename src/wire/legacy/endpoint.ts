@@ -65,7 +65,7 @@ export class LegacyAdapter implements LegacyEndpoint {
     if (req.method === 'DELETE') {
       await this.deps.sessions.delete(session.sessionId);
       if (session.upstreamSessionId) {
-        void fetch(this.deps.upstreamUrl, { method: 'DELETE', headers: { 'mcp-session-id': session.upstreamSessionId } }).catch(() => undefined);
+        void fetch(this.deps.upstreamUrl, { method: 'DELETE', headers: { ...this.deps.upstreamHeaders, 'mcp-session-id': session.upstreamSessionId } }).catch(() => undefined);
       }
       return { kind: 'empty', status: 200 };
     }

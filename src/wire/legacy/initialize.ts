@@ -19,7 +19,7 @@ export async function initialize(deps: LegacyDeps, request: JsonRpcRequest, prin
   }
   let answer;
   try {
-    answer = await postUpstream(deps.upstreamUrl, request, {});
+    answer = await postUpstream(deps, request, {});
   } catch (err) {
     return json(502, errorResponse(request.id, new InternalError(`Upstream unreachable: ${(err as Error).message}`)));
   }

@@ -16,7 +16,11 @@ export class Passthrough {
   private readonly proxy = httpProxy.createProxyServer({ ignorePath: true, proxyTimeout: 0, xfwd: false, agent: this.agent });
   private readonly routes = new WeakMap<IncomingMessage, Route>();
 
-  constructor(private readonly upstreamUrl: string) {
+  constructor(
+    private readonly upstreamUrl: string,
+    /** The shim's own credentials at the upstream (lower-case names, so they replace the client's). */
+    private readonly upstreamHeaders: Readonly<Record<string, string>> = {},
+  ) {
     this.proxy.on('proxyRes', (proxyRes, req) => {
       const route = this.routes.get(req);
       if (route?.clientSessionId && proxyRes.headers['mcp-session-id'] !== undefined) {
@@ -37,7 +41,7 @@ export class Passthrough {
   /** Forwards `req` (whose body, if already read, is `body`) within the client's upstream session. */
   forward(req: IncomingMessage, res: ServerResponse, session: { clientSessionId?: string; upstreamSessionId?: string }, body?: Buffer): void {
     this.routes.set(req, { clientSessionId: session.clientSessionId });
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...this.upstreamHeaders };
     if (session.upstreamSessionId) headers['mcp-session-id'] = session.upstreamSessionId;
     else delete req.headers['mcp-session-id'];
     // The client's credential is for the shim; the upstream gets the shim's own, never the client's.

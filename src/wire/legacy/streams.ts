@@ -59,7 +59,7 @@ export async function serveGetStream(
     statusNotifications: !session.usesTasksCreate,
     retentionMs: deps.retentionMs,
   });
-  const stopRelay = relayUpstreamStream(deps.upstreamUrl, session.upstreamSessionId, stream);
+  const stopRelay = relayUpstreamStream(deps, session.upstreamSessionId, stream);
   const keepAlive = setInterval(() => stream.comment('keep-alive'), deps.keepAliveMs);
   res.once('close', () => {
     clearInterval(keepAlive);

@@ -17,7 +17,7 @@ const TASK_SUPPORT = { forbidden: 'forbidden', optional: 'optional', required: '
 export async function rewriteToolsList(deps: LegacyDeps, session: SessionRecord, request: JsonRpcRequest): Promise<Reply> {
   let answer;
   try {
-    answer = await postUpstream(deps.upstreamUrl, request, {
+    answer = await postUpstream(deps, request, {
       ...(session.upstreamSessionId ? { 'mcp-session-id': session.upstreamSessionId } : {}),
       'mcp-protocol-version': session.protocolVersion,
     });

@@ -1,5 +1,11 @@
 import type { JsonRpcResponse } from '../jsonrpc/message.js';
 
+/** Where the upstream is and the shim's own headers for it (the configured credentials). */
+export interface UpstreamTarget {
+  upstreamUrl: string;
+  upstreamHeaders: Readonly<Record<string, string>>;
+}
+
 export interface UpstreamAnswer {
   status: number;
   sessionId?: string;
@@ -12,14 +18,14 @@ export interface UpstreamAnswer {
  * legacy requests whose answer the shim must rewrite (`initialize`, `tools/list`).
  */
 export async function postUpstream(
-  url: string,
+  upstream: UpstreamTarget,
   message: Record<string, unknown>,
   headers: Record<string, string>,
   signal?: AbortSignal,
 ): Promise<UpstreamAnswer> {
-  const res = await fetch(url, {
+  const res = await fetch(upstream.upstreamUrl, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    headers: { ...upstream.upstreamHeaders, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
     body: JSON.stringify(message),
     signal,
   });

@@ -1,17 +1,18 @@
 import type { SessionStream } from './session-stream.js';
+import type { UpstreamTarget } from './upstream-http.js';
 
 /**
  * Relays the upstream's own standalone GET stream for this session into the client's GET
  * stream, under the shim's event ids, so the client has one stream carrying both. An upstream
  * that offers no GET stream (405) is fine: there is nothing to relay.
  */
-export function relayUpstreamStream(upstreamUrl: string, upstreamSessionId: string | undefined, stream: SessionStream): () => void {
+export function relayUpstreamStream(upstream: UpstreamTarget, upstreamSessionId: string | undefined, stream: SessionStream): () => void {
   const abort = new AbortController();
   if (!upstreamSessionId) return () => undefined;
   void (async () => {
-    const res = await fetch(upstreamUrl, {
+    const res = await fetch(upstream.upstreamUrl, {
       method: 'GET',
-      headers: { accept: 'text/event-stream', 'mcp-session-id': upstreamSessionId },
+      headers: { ...upstream.upstreamHeaders, accept: 'text/event-stream', 'mcp-session-id': upstreamSessionId },
       signal: abort.signal,
     });
     if (!res.ok || !res.body) {

@@ -1,0 +1,25 @@
+import { readFileSync } from 'node:fs';
+import { TokensFileSchema } from '../../config/schema.js';
+import { bearerToken, INVALID, MISSING, type Authenticator } from './bearer.js';
+
+/** `Authorization: Bearer <token>` looked up in the tokens file, read once at start. */
+export function tokensAuthenticator(path: string): Authenticator {
+  const principals = new Map(Object.entries(loadTokens(path)).map(([token, principal]) => [token, { principal }]));
+  return (headers) => {
+    const token = bearerToken(headers);
+    if (token === undefined) return MISSING;
+    return (token !== null && principals.get(token)) || INVALID;
+  };
+}
+
+function loadTokens(path: string): Record<string, string> {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new Error(`tokens file ${path}: ${(err as Error).message}`, { cause: err });
+  }
+  const parsed = TokensFileSchema.safeParse(json);
+  if (!parsed.success) throw new Error(`tokens file ${path}: expected {"<token>": "<principal>"}: ${parsed.error.issues[0]?.message}`);
+  return parsed.data;
+}
