@@ -1,6 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { spawnDemoUpstream, type DemoUpstreamProcess } from './demo-upstream-process.js';
 import { startRecordingProxy, type RecordingProxy } from './recording-proxy.js';
+import { startRedisCluster, type RedisCluster } from './redis-cluster.js';
 import { startRedis, type RedisServer } from './redis-server.js';
 import { startShimProcess, type ShimProcess } from './shim-process.js';
 
@@ -14,10 +15,14 @@ export interface StackOptions {
   args?: string[];
   /** Put a recording proxy between the shims and the upstream. */
   record?: boolean;
+  /** Run the redis shims on a three-master Redis Cluster instead of one redis-server. */
+  cluster?: boolean;
 }
 
 export interface Stack {
   redis: RedisServer;
+  /** Only with `cluster: true`. */
+  cluster: RedisCluster;
   upstream: DemoUpstreamProcess;
   /** What the shims sent the upstream; only with `record: true`. */
   recorder: RecordingProxy;
@@ -35,6 +40,7 @@ export interface Stack {
 export function useStack(options: StackOptions = {}): Stack {
   const stores = options.stores ?? ['redis'];
   let redis: RedisServer | undefined;
+  let cluster: RedisCluster | undefined;
   let upstream: DemoUpstreamProcess | undefined;
   let recorder: RecordingProxy | undefined;
   const shims = new Map<StoreKind, ShimProcess>();
@@ -44,6 +50,10 @@ export function useStack(options: StackOptions = {}): Stack {
     get redis() {
       if (!redis) throw new Error('the stack is not started');
       return redis;
+    },
+    get cluster() {
+      if (!cluster) throw new Error('the stack has no Redis Cluster (cluster: true)');
+      return cluster;
     },
     get upstream() {
       if (!upstream) throw new Error('the stack is not started');
@@ -62,27 +72,36 @@ export function useStack(options: StackOptions = {}): Stack {
       return shim;
     },
     async startShim(opts = {}) {
+      const target = redisFor(opts.store ?? 'redis');
       const shim = await startShimProcess({
         upstreamUrl: stack.upstreamUrl,
-        redisUrl: (opts.store ?? 'redis') === 'redis' ? stack.redis.url : undefined,
+        redisUrl: target.redisUrl,
         env: { ...options.env, ...opts.env },
-        args: [...(options.args ?? []), ...(opts.args ?? [])],
+        args: [...(target.args ?? []), ...(options.args ?? []), ...(opts.args ?? [])],
       });
       extra.push(shim);
       return shim;
     },
   };
 
+  /** Where a shim of `kind` keeps its tasks: the cluster's seed list, one redis-server, or nothing. */
+  function redisFor(kind: StoreKind): { redisUrl?: string; args?: string[] } {
+    if (kind !== 'redis') return {};
+    if (cluster) return { redisUrl: cluster.url, args: ['--redis-cluster'] };
+    return { redisUrl: stack.redis.url };
+  }
+
   beforeAll(async () => {
-    [redis, upstream] = await Promise.all([startRedis(), spawnDemoUpstream(['--port', '0'])]);
+    const store = options.cluster ? startRedisCluster().then((started) => (cluster = started)) : startRedis().then((started) => (redis = started));
+    [, upstream] = await Promise.all([store, spawnDemoUpstream(['--port', '0'])]);
     if (options.record) recorder = await startRecordingProxy(upstream.url);
     const started = await Promise.all(
       stores.map((kind) =>
         startShimProcess({
           upstreamUrl: stack.upstreamUrl,
-          redisUrl: kind === 'redis' ? redis!.url : undefined,
+          redisUrl: redisFor(kind).redisUrl,
           env: options.env,
-          args: options.args,
+          args: [...(redisFor(kind).args ?? []), ...(options.args ?? [])],
         }),
       ),
     );
@@ -95,6 +114,7 @@ export function useStack(options: StackOptions = {}): Stack {
     upstream?.killGroup();
     await upstream?.exited;
     await redis?.stop();
+    await cluster?.stop();
   });
 
   return stack;

@@ -30,6 +30,8 @@ export interface ScriptSet<Name extends string> {
   common?: boolean;
   /** Scripts that never write, sent as EVALSHA_RO so that a replica may serve them. */
   readOnly?: readonly Name[];
+  /** How many KEYS each script takes, when not one. */
+  keyCounts?: Partial<Record<Name, number>>;
 }
 
 function readLua(dir: URL, name: string): string {
@@ -45,9 +47,17 @@ export function defineScripts<Name extends string>(redis: RedisConnection, set: 
   const commands = redis as unknown as Record<string, (...args: (string | number)[]) => Promise<unknown>>;
   const entries = set.names.map((name): [Name, RunKeysScript] => {
     const command = `${set.namespace}_${name.replaceAll('-', '_')}`;
-    // No fixed numberOfKeys: the key count goes first on each call.
-    redis.defineCommand(command, { lua: common + readLua(set.dir, name), readOnly: set.readOnly?.includes(name) });
-    return [name, (keys, args) => commands[command]!.call(redis, keys.length, ...keys, ...args)];
+    const numberOfKeys = set.keyCounts?.[name] ?? 1;
+    // A fixed key count puts the first key first, which is what a Cluster's auto-pipelining routes
+    // by (a leading count would be hashed as if it were the key, and the pipeline refused).
+    redis.defineCommand(command, { lua: common + readLua(set.dir, name), numberOfKeys, readOnly: set.readOnly?.includes(name) });
+    return [
+      name,
+      (keys, args) => {
+        if (keys.length !== numberOfKeys) throw new Error(`Script ${command} takes ${numberOfKeys} keys, not ${keys.length}`);
+        return commands[command]!.call(redis, ...keys, ...args);
+      },
+    ];
   });
   return Object.fromEntries(entries) as Record<Name, RunKeysScript>;
 }
