@@ -50,4 +50,16 @@ describe('RedisSessionStore slots on a Redis Cluster', () => {
     expect(await store.delete(sessionId)).toBe(true);
     expect(await clusterKeys(cluster, 'slots:*')).toEqual([]);
   });
+
+  it('serves concurrent multi-key operations on sessions in different slots', async () => {
+    const store = new RedisSessionStore({ url: cluster.url, cluster: true, prefix: 'concurrent' });
+    stores.push(store);
+    const ids = Array.from({ length: 20 }, (_, i) => `sess-${i}`);
+    await Promise.all(ids.map((sessionId) => store.create({ sessionId, principal: 'alice', protocolVersion: '2025-11-25', clientCapabilities: {}, createdAt: Date.now() }, 60_000)));
+    await Promise.all(ids.map((sessionId) => store.openStream(sessionId, 'g1', { kind: 'get' }, 60_000)));
+    const eventIds = await Promise.all(ids.map((sessionId) => store.appendEvent(sessionId, 'g1', `"${sessionId}"`)));
+    expect(eventIds.every((id) => id.startsWith('g1_'))).toBe(true);
+    const deleted = await Promise.all(ids.map((sessionId) => store.delete(sessionId)));
+    expect(deleted.every(Boolean)).toBe(true);
+  });
 });

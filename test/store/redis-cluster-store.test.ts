@@ -77,4 +77,29 @@ describe('RedisTaskStore slots on a Redis Cluster', () => {
     expect(masters.size).toBeGreaterThan(1);
     for (const taskId of ids) expect((await tasks.load(taskId))?.status).toBe('working');
   });
+
+  it('serves concurrent operations on tasks in different slots, which ioredis pipelines per node', async () => {
+    const tasks = new RedisTaskStore({ url: cluster.url, cluster: true, prefix: 'concurrent' });
+    closing.push(tasks);
+    const ids = Array.from({ length: 30 }, () => newTaskId());
+    await Promise.all(
+      ids.map((taskId) =>
+        tasks.create({
+          taskId,
+          principal: 'alice',
+          origin: 'sep2663',
+          tool: 'slow_compute',
+          arguments: {},
+          createdAt: Date.now(),
+          ttlMs: 60_000,
+          pollIntervalMs: 1_000,
+          clientCapabilities: {},
+        }),
+      ),
+    );
+    const finished = await Promise.all(ids.map((taskId) => tasks.finish(taskId, { status: 'completed', result: { content: [] } }, Date.now())));
+    expect(finished.every(Boolean)).toBe(true);
+    const loaded = await Promise.all(ids.map((taskId) => tasks.load(taskId)));
+    expect(loaded.map((task) => task?.status)).toEqual(ids.map(() => 'completed'));
+  });
 });
