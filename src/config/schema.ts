@@ -36,8 +36,11 @@ const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or http
 const redisUrl = z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' });
 /** One URL, or (for a Redis Cluster) comma-separated seed node URLs. */
 const redisUrls = z.string().superRefine((value, ctx) => {
-  for (const each of value.split(',')) {
-    if (!redisUrl.safeParse(each.trim()).success) ctx.addIssue({ code: 'custom', message: `'${each.trim()}' must be a redis:// or rediss:// URL` });
+  const urls = value.split(',').map((each) => each.trim());
+  for (const each of urls) {
+    if (redisUrl.safeParse(each).success) continue;
+    const message = 'must be a redis:// or rediss:// URL';
+    ctx.addIssue({ code: 'custom', message: urls.length === 1 ? message : `seed '${each}' ${message}` });
   }
 });
 

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/load.js';
+
+function problems(argv: string[], env: Record<string, string> = {}): string[] {
+  try {
+    loadConfig({ argv, env });
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+}
+
+const SEEDS = 'redis://127.0.0.1:7000,redis://127.0.0.1:7001';
+
+describe('Redis Cluster configuration', () => {
+  it('is off by default', () => {
+    expect(loadConfig({ argv: ['--redis', 'redis://127.0.0.1:6379'], env: {} }).config.redisCluster).toBe(false);
+  });
+
+  it('takes seed URLs with SHIM_REDIS_CLUSTER=true or --redis-cluster', () => {
+    expect(loadConfig({ argv: [], env: { REDIS_URL: SEEDS, SHIM_REDIS_CLUSTER: 'true' } }).config).toMatchObject({ redisUrl: SEEDS, redisCluster: true });
+    expect(loadConfig({ argv: ['--redis', SEEDS, '--redis-cluster'], env: {} }).config.redisCluster).toBe(true);
+    expect(loadConfig({ argv: ['--redis', 'redis://127.0.0.1:7000', '--redis-cluster'], env: {} }).config.redisCluster).toBe(true);
+  });
+
+  it('refuses several URLs without the cluster setting', () => {
+    expect(problems(['--redis', SEEDS])).toEqual(['redisUrl: several URLs are seed nodes of a Redis Cluster: set redisCluster too']);
+  });
+
+  it('refuses the cluster setting without any URL', () => {
+    expect(problems(['--redis-cluster'])).toEqual(['redisCluster: a Redis Cluster needs its seed node URLs in redisUrl']);
+  });
+
+  it('names the seed that is not a redis URL', () => {
+    expect(problems(['--redis', 'redis://127.0.0.1:7000,http://127.0.0.1:7001', '--redis-cluster'])).toEqual([
+      "redisUrl: seed 'http://127.0.0.1:7001' must be a redis:// or rediss:// URL",
+    ]);
+  });
+
+  it('refuses a SHIM_REDIS_CLUSTER that is not a boolean', () => {
+    expect(problems([], { REDIS_URL: SEEDS, SHIM_REDIS_CLUSTER: 'maybe' })).toEqual([
+      'SHIM_REDIS_CLUSTER: expected true or false, got "maybe"',
+      'redisUrl: several URLs are seed nodes of a Redis Cluster: set redisCluster too',
+    ]);
+  });
+});
