@@ -11,6 +11,8 @@ import { UpstreamPool } from './execution/upstream-pool.js';
 import type { WorkQueue } from './execution/work-queue.js';
 import { createAuthenticator } from './http/auth/authenticator.js';
 import { createMcpEndpoint } from './http/mcp-endpoint.js';
+import { drainServer } from './http/drain-server.js';
+import { OpenStreams } from './http/open-streams.js';
 import { createHttpServer } from './http/server.js';
 import { createObservability } from './observe/observability.js';
 import { EmbeddedTaskStore } from './store/embedded/embedded-store.js';
@@ -28,7 +30,14 @@ export interface Shim {
   url: string;
   server: Server;
   store: TaskStore;
+  /** Stops at once: connections cut, running jobs given a few seconds. */
   close(): Promise<void>;
+  /**
+   * The graceful stop (docs/operations.md, "Graceful shutdown"): not ready at once, streams
+   * ended the way their wires ask, running jobs and then requests given up to `graceMs`, then
+   * the rest released.
+   */
+  shutdown(options: { graceMs: number }): Promise<void>;
 }
 
 export interface ShimOptions {
@@ -98,7 +107,15 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     defaultTtlMs: config.defaultTtlMs,
     maxTtlMs: config.maxTtlMs,
     pollIntervalMs: config.pollIntervalMs,
+    limits: {
+      maxOpenTasks: config.maxOpenTasksPerPrincipal,
+      maxOpenStreams: config.maxOpenStreamsPerPrincipal,
+      // Renewed on every keep-alive: a stream of a replica that died stops counting after three missed ones.
+      streamLeaseMs: 3 * config.listenKeepAliveMs,
+    },
   });
+  const streams = new OpenStreams();
+  let draining = false;
   const runner = new TaskRunner({
     store,
     invoker: pool,
@@ -122,6 +139,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     instructions: 'Long-running tools may answer with a task handle; poll it with tasks/get.',
     keepAliveMs: config.listenKeepAliveMs,
     maxListenTaskIds: config.maxListenTaskIds,
+    streams,
   });
   const passthrough = new Passthrough(config.upstreamUrl, config.upstreamHeaders);
   const legacy = new LegacyAdapter({
@@ -134,6 +152,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     sessionIdleTtlMs: config.sessionIdleTtlMs,
     retentionMs: config.maxTtlMs,
     keepAliveMs: config.listenKeepAliveMs,
+    streams,
     hooks: observability.legacyHooks,
   });
   const handleMcp = createMcpEndpoint({
@@ -147,7 +166,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   const { server, app } = createHttpServer(
     MCP_PATH,
     handleMcp,
-    { readiness: { store: () => store.ping(), upstream: () => pool.ping() } },
+    { readiness: { store: () => store.ping(), upstream: () => pool.ping() }, draining: () => draining },
     (err) => log(`unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
   );
 
@@ -175,6 +194,23 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
       await pool.close();
       await sessions.close();
       await store.close();
+    },
+    async shutdown({ graceMs }) {
+      // Not ready at once, so that load balancers stop sending; until the running jobs are done the
+      // replica still answers whatever reaches it, each answer closing its connection.
+      draining = true;
+      const deadline = Date.now() + graceMs;
+      streams.endAll();
+      await queue.drain(graceMs);
+      await drainServer(server, deadline);
+      await queue.close(0);
+      await observability.close();
+      // The stores close before the upstream pool: a released job whose call the pool's close
+      // aborts must not record that as the task's failure; another replica takes it over.
+      await sessions.close();
+      await store.close();
+      passthrough.close();
+      await pool.close();
     },
   };
 }

@@ -23,6 +23,9 @@ Options:
   --dashboard-token T  bearer token for /dashboard and /metrics (env SHIM_DASHBOARD_TOKEN); default: loopback only
   --replica-id ID   this replica's name in /metrics (env SHIM_REPLICA_ID)
   --job-lock-ms N   a dead replica's tasks are failed or re-run within about 2 N ms (default 30000, env SHIM_JOB_LOCK_MS)
+  --shutdown-grace-ms N  on SIGTERM, how long running tasks and requests may finish (default 25000, env SHIM_SHUTDOWN_GRACE_MS)
+  --max-open-tasks N     open tasks per principal, fleet-wide; 0 = no limit (default 1000, env SHIM_MAX_OPEN_TASKS_PER_PRINCIPAL)
+  --max-open-streams N   open listen/GET/tasks/result streams per principal; 0 = no limit (default 1000, env SHIM_MAX_OPEN_STREAMS_PER_PRINCIPAL)
   -h, --help        this text
 `;
 
@@ -84,15 +87,28 @@ async function main(argv: string[]): Promise<number> {
   process.stdout.write(`  upstream: ${upstreamUrl}${demo ? ' (demo upstream)' : ''}\n`);
   process.stdout.write(`  store:    ${config.redisUrl ? `redis ${redact(config.redisUrl)}` : 'embedded (single process)'}\n`);
 
-  await new Promise<void>((resolve) => {
-    const stop = (): void => resolve();
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
   });
-  await shim.close();
+  const graceMs = config.shutdownGraceMs;
+  process.stderr.write(`mcp-tasks-shim: ${signal}: shutting down (grace ${graceMs} ms; a second signal stops at once)\n`);
+  // A second signal, or a shutdown that overruns its bound, ends the process without waiting.
+  const force = (why: string): void => {
+    process.stderr.write(`mcp-tasks-shim: ${why}: stopping now\n`);
+    process.exit(1);
+  };
+  process.once('SIGTERM', () => force('second signal'));
+  process.once('SIGINT', () => force('second signal'));
+  setTimeout(() => force(`shutdown still running ${SHUTDOWN_MARGIN_MS} ms after the grace period`), graceMs + SHUTDOWN_MARGIN_MS).unref();
+  await shim.shutdown({ graceMs });
   await demo?.close();
+  process.stderr.write('mcp-tasks-shim: stopped\n');
   return 0;
 }
+
+/** What closing the stores and connections may take after the grace period. */
+const SHUTDOWN_MARGIN_MS = 10_000;
 
 function redact(url: string): string {
   return url.replace(/\/\/[^@/]*@/g, '//***@');

@@ -28,6 +28,10 @@ const ENV_KEYS: ReadonlyArray<[string, keyof ShimConfig, Kind]> = [
   ['SHIM_MAX_BODY_BYTES', 'maxBodyBytes', 'int'],
   ['SHIM_LISTEN_KEEPALIVE_MS', 'listenKeepAliveMs', 'int'],
   ['SHIM_WORKER_CONCURRENCY', 'workerConcurrency', 'int'],
+  ['SHIM_MAX_LISTEN_TASK_IDS', 'maxListenTaskIds', 'int'],
+  ['SHIM_MAX_OPEN_TASKS_PER_PRINCIPAL', 'maxOpenTasksPerPrincipal', 'int'],
+  ['SHIM_MAX_OPEN_STREAMS_PER_PRINCIPAL', 'maxOpenStreamsPerPrincipal', 'int'],
+  ['SHIM_SHUTDOWN_GRACE_MS', 'shutdownGraceMs', 'int'],
   ['SHIM_JOB_LOCK_MS', 'jobLockMs', 'int'],
   ['SHIM_SESSION_IDLE_TTL_MS', 'sessionIdleTtlMs', 'int'],
   ['SHIM_ALLOWED_ORIGINS', 'allowedOrigins', 'list'],
@@ -57,6 +61,9 @@ const FLAGS = {
   'dashboard-token': { type: 'string' },
   'replica-id': { type: 'string' },
   'job-lock-ms': { type: 'string' },
+  'max-open-tasks': { type: 'string' },
+  'max-open-streams': { type: 'string' },
+  'shutdown-grace-ms': { type: 'string' },
   ...AUTH_FLAGS,
   ...UPSTREAM_HEADER_FLAGS,
   help: { type: 'boolean', short: 'h' },
@@ -102,6 +109,9 @@ export function loadConfig({ argv, env, base = {} }: LoadInput): Loaded {
   if (flags['dashboard-token'] !== undefined) raw.dashboardToken = flags['dashboard-token'];
   if (flags['replica-id'] !== undefined) raw.replicaId = flags['replica-id'];
   if (flags['job-lock-ms'] !== undefined) setParsed(raw, 'jobLockMs', parseValue('--job-lock-ms', flags['job-lock-ms'], 'int', problems));
+  if (flags['max-open-tasks'] !== undefined) setParsed(raw, 'maxOpenTasksPerPrincipal', parseValue('--max-open-tasks', flags['max-open-tasks'], 'int', problems));
+  if (flags['max-open-streams'] !== undefined) setParsed(raw, 'maxOpenStreamsPerPrincipal', parseValue('--max-open-streams', flags['max-open-streams'], 'int', problems));
+  if (flags['shutdown-grace-ms'] !== undefined) setParsed(raw, 'shutdownGraceMs', parseValue('--shutdown-grace-ms', flags['shutdown-grace-ms'], 'int', problems));
 
   const policyPath = flags.policy ?? env.SHIM_POLICY_FILE;
   if (policyPath) {

@@ -64,6 +64,12 @@ export const ConfigSchema = z.strictObject({
   /** Legacy sessions expire after this long without a request. */
   sessionIdleTtlMs: z.number().int().min(1_000),
   maxListenTaskIds: z.number().int().min(1).max(10_000),
+  /** Open tasks one principal may hold, fleet-wide; 0: no limit (docs/decisions/0006-limits.md). */
+  maxOpenTasksPerPrincipal: z.number().int().min(0).max(1_000_000),
+  /** Open listen, GET and tasks/result streams one principal may hold, fleet-wide; 0: no limit. */
+  maxOpenStreamsPerPrincipal: z.number().int().min(0).max(1_000_000),
+  /** On SIGTERM, how long running jobs and requests may take before they are released (docs/operations.md). */
+  shutdownGraceMs: z.number().int().min(0).max(3_600_000),
   workerConcurrency: z.number().int().min(1).max(10_000),
   /** A dead replica's jobs are handed to another worker within about twice this (lock expiry, then two stall checks). */
   jobLockMs: z.number().int().min(1_000).max(600_000),
@@ -99,6 +105,9 @@ export const DEFAULT_CONFIG: ShimConfig = {
   listenKeepAliveMs: 15_000,
   sessionIdleTtlMs: 24 * 60 * 60 * 1000,
   maxListenTaskIds: 100,
+  maxOpenTasksPerPrincipal: 1_000,
+  maxOpenStreamsPerPrincipal: 1_000,
+  shutdownGraceMs: 25_000,
   workerConcurrency: 64,
   jobLockMs: 30_000,
   allowedOrigins: [],

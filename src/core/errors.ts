@@ -13,6 +13,8 @@ export const ErrorCode = {
   HeaderMismatch: -32020,
   MissingRequiredClientCapability: -32021,
   UnsupportedProtocolVersion: -32022,
+  /** Ours, in the range SEP-2663 leaves to implementations' legacy use (docs/decisions/0006-limits.md). */
+  LimitExceeded: -32012,
 } as const;
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -99,6 +101,17 @@ export class UnsupportedVersionError extends ShimError {
       supported: [...supported],
       requested,
     });
+  }
+}
+
+/** A principal holds as many open tasks or streams as it may; it may retry once one ends. */
+export class LimitExceededError extends ShimError {
+  constructor(what: 'tasks' | 'streams', limit: number, open: number) {
+    super(
+      ErrorCode.LimitExceeded,
+      `Too many open ${what}: this principal may hold ${limit} at once; retry when one of them ends`,
+      { limit, open },
+    );
   }
 }
 

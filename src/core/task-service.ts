@@ -5,6 +5,7 @@ import { planCall, resolvePolicy, type PolicySources, type ToolPolicy } from './
 import type { Clock, TaskQueue, ToolCatalog, ToolInfo, ToolInvoker } from './ports.js';
 import type { CallContext, CallOutcome, CallRequest } from './call.js';
 import type { TaskRecord } from './task.js';
+import { PrincipalLimits, type LimitSettings } from './limits.js';
 import { ParkedCalls } from './parked-call.js';
 import { waitForTask } from './task-watch.js';
 import type { CancelOutcome, TaskStore } from '../store/task-store.js';
@@ -21,6 +22,8 @@ export interface TaskServiceOptions {
   pollIntervalMs: number;
   /** Bound on a synchronous call, which has no task TTL to inherit. */
   syncTimeoutMs?: number;
+  /** What a principal may hold open at once; absent: no limits. */
+  limits?: LimitSettings;
 }
 
 /** The longest a synchronous call runs, and how long a parked one waits for the client's retry. */
@@ -32,8 +35,11 @@ const MRTR_TTL_MS = 10 * 60 * 1000;
  */
 export class TaskService {
   private readonly parked: ParkedCalls;
+  /** Open tasks (counted here, at creation) and open streams (counted by the wires). */
+  readonly limits: PrincipalLimits;
 
   constructor(private readonly options: TaskServiceOptions) {
+    this.limits = new PrincipalLimits(options.store, options.limits ?? { maxOpenTasks: 0, maxOpenStreams: 0, streamLeaseMs: 0 }, options.clock);
     this.parked = new ParkedCalls({
       store: options.store,
       invoker: options.invoker,
@@ -131,19 +137,27 @@ export class TaskService {
   async createTask(ctx: CallContext, call: CallRequest): Promise<TaskRecord> {
     const { store, queue, clock } = this.options;
     const now = clock.now();
-    const task = await store.create({
-      taskId: newTaskId(),
-      principal: ctx.principal,
-      origin: ctx.wire,
-      sessionId: ctx.sessionId,
-      tool: call.name,
-      arguments: call.arguments,
-      createdAt: now,
-      ttlMs: Math.min(call.requestedTtlMs ?? this.options.defaultTtlMs, this.options.maxTtlMs),
-      pollIntervalMs: this.options.pollIntervalMs,
-      clientCapabilities: ctx.clientCapabilities,
-      clientInfo: ctx.clientInfo,
-    });
+    const taskId = newTaskId();
+    const ttlMs = Math.min(call.requestedTtlMs ?? this.options.defaultTtlMs, this.options.maxTtlMs);
+    await this.limits.admitTask(ctx.principal, taskId, now + ttlMs);
+    const task = await store
+      .create({
+        taskId,
+        principal: ctx.principal,
+        origin: ctx.wire,
+        sessionId: ctx.sessionId,
+        tool: call.name,
+        arguments: call.arguments,
+        createdAt: now,
+        ttlMs,
+        pollIntervalMs: this.options.pollIntervalMs,
+        clientCapabilities: ctx.clientCapabilities,
+        clientInfo: ctx.clientInfo,
+      })
+      .catch(async (err: unknown) => {
+        await this.limits.forgetTask(ctx.principal, taskId).catch(() => undefined);
+        throw err;
+      });
     try {
       await queue.enqueue(task.taskId);
     } catch (err) {

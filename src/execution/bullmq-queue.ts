@@ -24,6 +24,8 @@ const QUEUE_NAME = 'tasks';
 export class BullMqQueue implements WorkQueue {
   private readonly queue: Queue;
   private worker: Worker | undefined;
+  /** Jobs this replica is running, so that a drain can wait for them with its own bound. */
+  private readonly running = new Set<Promise<void>>();
   private readonly connections: RedisConnection[] = [];
 
   constructor(private readonly options: BullMqQueueOptions) {
@@ -42,7 +44,7 @@ export class BullMqQueue implements WorkQueue {
     const lockDuration = this.options.lockDurationMs ?? 30_000;
     this.worker = new Worker(
       QUEUE_NAME,
-      async (job) => processor({ taskId: (job.data as { taskId: string }).taskId, redelivered: (job.stalledCounter ?? 0) > 0 }),
+      (job) => this.track(processor({ taskId: (job.data as { taskId: string }).taskId, redelivered: (job.stalledCounter ?? 0) > 0 })),
       {
         // BullMQ requires its worker connections to retry forever; it takes jobs again once Redis is back.
         connection: this.connection('waiting'),
@@ -62,17 +64,30 @@ export class BullMqQueue implements WorkQueue {
     return Object.values(counts).reduce((a, b) => a + b, 0);
   }
 
-  async close(graceMs = 10_000): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
+  async drain(graceMs: number): Promise<void> {
     const worker = this.worker;
-    await Promise.race([
-      worker ? worker.close() : Promise.resolve(),
-      new Promise((resolve) => (timer = setTimeout(resolve, graceMs).unref())),
-    ]);
+    if (!worker) return;
+    // A graceful Worker.close() would wait for every job without bound, and a forced one asked
+    // later returns that same wait: pause instead, and wait for the running jobs ourselves.
+    await worker.pause(true).catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...this.running]), new Promise((resolve) => (timer = setTimeout(resolve, graceMs).unref()))]);
     clearTimeout(timer);
-    if (worker) await worker.close(true).catch(() => undefined);
+    // A job still running keeps its lock until it lapses (lockDurationMs); moving it back to the
+    // queue would hide that it ran, so the stall check hands it on as redelivered (TaskRunner).
+    await worker.close(true).catch(() => undefined);
+  }
+
+  async close(graceMs = 10_000): Promise<void> {
+    await this.drain(graceMs);
     await this.queue.close().catch(() => undefined);
     await Promise.allSettled(this.connections.map((c) => disconnect(c)));
+  }
+
+  private track(run: Promise<void>): Promise<void> {
+    this.running.add(run);
+    void run.catch(() => undefined).finally(() => this.running.delete(run));
+    return run;
   }
 
   private prefix(): string {

@@ -10,7 +10,7 @@ export class InProcessQueue implements WorkQueue {
   constructor(private readonly concurrency: number) {}
 
   async enqueue(taskId: string): Promise<void> {
-    if (this.closed) throw new Error('queue is closed');
+    if (this.closed) throw new Error('this replica is shutting down');
     this.waiting.push(taskId);
     this.pump();
   }
@@ -24,8 +24,17 @@ export class InProcessQueue implements WorkQueue {
     return this.waiting.length + this.running.size;
   }
 
-  async close(graceMs = 10_000): Promise<void> {
+  close(graceMs = 10_000): Promise<void> {
+    return this.drain(graceMs);
+  }
+
+  /**
+   * Nothing queued here outlives this process (nor does the embedded store), so draining also
+   * refuses new jobs and drops those that have not started.
+   */
+  async drain(graceMs: number): Promise<void> {
     this.closed = true;
+    this.processor = undefined;
     this.waiting.length = 0;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([

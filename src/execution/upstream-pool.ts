@@ -12,6 +12,7 @@ import {
 import type { z } from 'zod';
 import { ShimError, UnavailableError, UpstreamRpcError } from '../core/errors.js';
 import type { InputRequest } from '../core/task.js';
+import { relayValidator } from './relay-validator.js';
 
 /** Answers one server → client request (elicitation, sampling, roots) raised during a call. */
 export type InputHandler = (request: InputRequest, signal: AbortSignal) => Promise<Record<string, unknown>>;
@@ -38,7 +39,10 @@ export interface UpstreamPoolOptions {
   /** The shim's own credentials at the upstream, on every request of every client. */
   headers?: Readonly<Record<string, string>>;
   clientInfo: { name: string; version: string };
-  /** Idle connections kept for reuse; each one holds a session on the upstream. */
+  /**
+   * Idle connections kept for reuse; each one holds a session on the upstream. Below the number
+   * of concurrent calls, every burst opens (initialize) and closes (DELETE) upstream sessions.
+   */
   maxIdle?: number;
 }
 
@@ -133,6 +137,7 @@ export class UpstreamPool {
     if (this.closed) throw new UnavailableError('upstream pool (closed)');
     const client = new Client(this.options.clientInfo, {
       capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} },
+      jsonSchemaValidator: relayValidator,
     });
     const lease: Lease = {};
     const forward = (method: string) => async (request: { params?: Record<string, unknown> }, extra: { signal: AbortSignal }) => {

@@ -17,6 +17,12 @@ export interface WorkQueue {
   start(processor: JobProcessor): void;
   /** Number of jobs waiting or running, for metrics and readiness. */
   depth(): Promise<number>;
-  /** Stops taking new jobs and waits (up to `graceMs`) for running ones. */
+  /**
+   * Stops taking new jobs and waits (up to `graceMs`) for running ones; jobs still running then
+   * are released (BullMQ: their lock lapses and another replica's stall check takes them).
+   * Queueing still works, so that requests served during a shutdown can create tasks.
+   */
+  drain(graceMs: number): Promise<void>;
+  /** Drains, then stops queueing too. */
   close(graceMs?: number): Promise<void>;
 }

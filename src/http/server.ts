@@ -4,6 +4,8 @@ import express, { type Express } from 'express';
 export interface HealthChecks {
   /** Each named dependency answers true when reachable. */
   readiness: Record<string, () => Promise<boolean>>;
+  /** True once the replica shuts down: /readyz answers 503 so that load balancers stop sending. */
+  draining?: () => boolean;
 }
 
 /**
@@ -22,6 +24,10 @@ export function createHttpServer(
     res.json({ status: 'ok' });
   });
   app.get('/readyz', async (_req, res) => {
+    if (health.draining?.()) {
+      res.status(503).json({ status: 'shutting down', checks: {} });
+      return;
+    }
     const names = Object.keys(health.readiness);
     const results = await Promise.all(names.map((name) => (health.readiness[name] as () => Promise<boolean>)().catch(() => false)));
     const checks = Object.fromEntries(names.map((name, i) => [name, results[i] ? 'ok' : 'unreachable']));
@@ -29,6 +35,9 @@ export function createHttpServer(
   });
 
   const server = createServer((req, res) => {
+    // A request on a connection opened before the shutdown is still served, but its connection
+    // closes after the answer, so that the client's next request reaches another replica.
+    if (health.draining?.()) res.setHeader('connection', 'close');
     const path = req.url === undefined ? '/' : req.url.split('?', 1)[0];
     if (path === mcpPath) {
       handleMcp(req, res).catch((err: unknown) => {

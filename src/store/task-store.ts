@@ -23,6 +23,16 @@ export interface AnswerOutcome {
   task: TaskRecord;
 }
 
+/** What a principal holds open, counted across the fleet (src/core/limits.ts). */
+export type OpenKind = 'tasks' | 'streams';
+
+export interface HoldOutcome {
+  /** False when the principal already held `limit` members: nothing changed. */
+  held: boolean;
+  /** Members the principal holds after the call. */
+  open: number;
+}
+
 export interface CancelOutcome {
   /** False when the task was already terminal: nothing changed. */
   changed: boolean;
@@ -84,6 +94,17 @@ export interface TaskStore {
    * `get`; publishes a change carrying the new session so its streams pick the task up.
    */
   touchSession(taskId: string, principal: string, sessionId: string, now: number): Promise<TaskRecord | undefined>;
+
+  /**
+   * Counts `member` among the principal's open tasks or streams until `lapsesAt` (epoch ms),
+   * unless the principal already holds `limit` members that have not lapsed (-1: no limit). A
+   * member already held is renewed, never refused. One atomic step on one key per principal.
+   * `finish` and a changing `cancel` release a task on their own; an expired one lapses.
+   */
+  holdOpen(kind: OpenKind, principal: string, member: string, lapsesAt: number, limit: number, now: number): Promise<HoldOutcome>;
+
+  /** Stops counting `member`; nothing happens when it is not held. */
+  releaseOpen(kind: OpenKind, principal: string, member: string): Promise<void>;
 
   /** Every change on every replica, in order per task. */
   subscribe(listener: (change: TaskChange) => void): Unsubscribe;

@@ -74,6 +74,30 @@ describe('mcp-tasks-shim CLI configuration errors exit 2 with a clear message', 
     await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_JOB_LOCK_MS: '500' }, /jobLockMs: .*1000/);
   });
 
+  it('--shutdown-grace-ms 25s', async () => {
+    await expectConfigError(['serve', '--upstream', UPSTREAM, '--shutdown-grace-ms', '25s'], {}, /--shutdown-grace-ms: expected a whole number, got "25s"/);
+  });
+
+  it('SHIM_SHUTDOWN_GRACE_MS over an hour', async () => {
+    await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_SHUTDOWN_GRACE_MS: '3600001' }, /shutdownGraceMs: .*3600000/);
+  });
+
+  it('--max-open-tasks -1', async () => {
+    await expectConfigError(['serve', '--upstream', UPSTREAM, '--max-open-tasks=-1'], {}, /--max-open-tasks: expected a whole number, got "-1"/);
+  });
+
+  it('SHIM_MAX_OPEN_STREAMS_PER_PRINCIPAL=many', async () => {
+    await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_MAX_OPEN_STREAMS_PER_PRINCIPAL: 'many' }, /SHIM_MAX_OPEN_STREAMS_PER_PRINCIPAL: expected a whole number, got "many"/);
+  });
+
+  it('SHIM_MAX_OPEN_TASKS_PER_PRINCIPAL over a million', async () => {
+    await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_MAX_OPEN_TASKS_PER_PRINCIPAL: '1000001' }, /maxOpenTasksPerPrincipal: .*1000000/);
+  });
+
+  it('SHIM_MAX_LISTEN_TASK_IDS=0', async () => {
+    await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_MAX_LISTEN_TASK_IDS: '0' }, /maxListenTaskIds: .*1/);
+  });
+
   it('REDIS_URL=http://x', async () => {
     await expectConfigError(['serve', '--upstream', UPSTREAM], { REDIS_URL: 'http://x' }, /redisUrl: must be a redis:\/\/ or rediss:\/\/ URL/);
   });

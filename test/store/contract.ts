@@ -642,5 +642,45 @@ export function describeTaskStoreContract(name: string, backendFor: () => StoreB
         await vi.waitFor(async () => expect(await backend.residue()).toBe(0), WAIT);
       });
     });
+
+    describe('open tasks and streams per principal', () => {
+      const later = (): number => Date.now() + 60_000;
+
+      it('holds up to the limit, on every replica, and refuses the next one saying how many are held', async () => {
+        const other = replica();
+        for (const member of ['a', 'b', 'c']) {
+          expect(await store.holdOpen('tasks', ALICE, member, later(), 3, Date.now())).toEqual({ held: true, open: ['a', 'b', 'c'].indexOf(member) + 1 });
+        }
+        expect(await other.holdOpen('tasks', ALICE, 'd', later(), 3, Date.now())).toEqual({ held: false, open: 3 });
+        // A member already held is renewed, never refused; another principal and the other kind count apart.
+        expect(await other.holdOpen('tasks', ALICE, 'a', later(), 3, Date.now())).toEqual({ held: true, open: 3 });
+        expect(await other.holdOpen('tasks', MALLORY, 'd', later(), 3, Date.now())).toEqual({ held: true, open: 1 });
+        expect(await other.holdOpen('streams', ALICE, 'd', later(), 3, Date.now())).toEqual({ held: true, open: 1 });
+      });
+
+      it('stops counting a released member and one whose time lapsed', async () => {
+        await store.holdOpen('streams', ALICE, 'a', later(), 2, Date.now());
+        await store.holdOpen('streams', ALICE, 'b', Date.now() + 50, 2, Date.now());
+        expect((await store.holdOpen('streams', ALICE, 'c', later(), 2, Date.now())).held).toBe(false);
+        await store.releaseOpen('streams', ALICE, 'a');
+        expect(await store.holdOpen('streams', ALICE, 'c', later(), 2, Date.now())).toEqual({ held: true, open: 2 });
+        expect(await store.holdOpen('streams', ALICE, 'd', later(), 2, Date.now() + 100)).toEqual({ held: true, open: 2 });
+      });
+
+      it('takes no limit as -1', async () => {
+        for (let i = 0; i < 5; i++) expect((await store.holdOpen('tasks', ALICE, `m${i}`, later(), -1, Date.now())).held).toBe(true);
+      });
+
+      it('releases a task when it finishes or is cancelled, and not when a change is refused', async () => {
+        const tasks = await Promise.all([taskIn('working'), taskIn('working'), taskIn('completed')]);
+        for (const task of tasks) await store.holdOpen('tasks', ALICE, task.taskId, later(), 3, Date.now());
+        expect(await store.finish(tasks[2]!.taskId, { status: 'completed', result: RESULT }, Date.now())).toBe(false);
+        expect((await store.holdOpen('tasks', ALICE, 'next', later(), 3, Date.now())).held).toBe(false);
+        await store.finish(tasks[0]!.taskId, { status: 'completed', result: RESULT }, Date.now());
+        await vi.waitFor(async () => expect((await store.holdOpen('tasks', ALICE, 'next', later(), 3, Date.now())).held).toBe(true), WAIT);
+        await store.cancel(tasks[1]!.taskId, ALICE, 'stop', Date.now());
+        await vi.waitFor(async () => expect((await store.holdOpen('tasks', ALICE, 'after', later(), 3, Date.now())).held).toBe(true), WAIT);
+      });
+    });
   });
 }

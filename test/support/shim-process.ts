@@ -34,6 +34,10 @@ export interface ShimProcess {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** SIGKILL to the whole group, at once. */
   kill(): void;
+  /** Sends `signal` to the process only, without waiting (a graceful-shutdown test watches what follows). */
+  signal(signal: NodeJS.Signals): void;
+  /** Resolves when the process has exited. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 /** Processes still running when the test process exits, so that none outlives it. */
@@ -112,6 +116,10 @@ export async function startShimProcess(opts: ShimProcessOptions): Promise<ShimPr
         return exited;
       },
       kill: () => killGroup(child, 'SIGKILL'),
+      signal: (signal) => {
+        child.kill(signal);
+      },
+      exited,
     };
   } catch (err) {
     killGroup(child, 'SIGKILL');

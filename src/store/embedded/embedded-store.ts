@@ -13,6 +13,8 @@ import { ListenerSet } from '../listeners.js';
 import type {
   AnswerOutcome,
   CancelOutcome,
+  HoldOutcome,
+  OpenKind,
   TaskChange,
   TaskOutcome,
   TaskStore,
@@ -38,6 +40,8 @@ export class EmbeddedTaskStore implements TaskStore {
   private readonly tasks = new Map<string, Entry>();
   private readonly listeners = new ListenerSet<TaskChange>();
   private readonly expiry = new ExpiryTimers((taskId) => this.tasks.delete(taskId));
+  /** Per kind and principal: member → when it lapses. */
+  private readonly open = new Map<string, Map<string, number>>();
 
   /** Tasks held, expired ones excluded once their timer fired. */
   get size(): number {
@@ -132,6 +136,7 @@ export class EmbeddedTaskStore implements TaskStore {
       record.statusMessage = outcome.statusMessage;
     }
     this.touch(record, outcome.status, now);
+    this.release('tasks', record.principal, taskId);
     return true;
   }
 
@@ -147,6 +152,7 @@ export class EmbeddedTaskStore implements TaskStore {
     record.cancelRequested = true;
     record.statusMessage = statusMessage;
     this.touch(record, 'cancelled', now);
+    this.release('tasks', principal, taskId);
     return { changed: true, task: structuredClone(record) };
   }
 
@@ -166,6 +172,18 @@ export class EmbeddedTaskStore implements TaskStore {
     return structuredClone(record);
   }
 
+  async holdOpen(kind: OpenKind, principal: string, member: string, lapsesAt: number, limit: number, now: number): Promise<HoldOutcome> {
+    const members = this.openSet(kind, principal);
+    for (const [held, lapses] of members) if (lapses <= now) members.delete(held);
+    if (!members.has(member) && limit >= 0 && members.size >= limit) return { held: false, open: members.size };
+    members.set(member, lapsesAt);
+    return { held: true, open: members.size };
+  }
+
+  async releaseOpen(kind: OpenKind, principal: string, member: string): Promise<void> {
+    this.release(kind, principal, member);
+  }
+
   subscribe(listener: (change: TaskChange) => void): Unsubscribe {
     return this.listeners.add(listener);
   }
@@ -182,7 +200,25 @@ export class EmbeddedTaskStore implements TaskStore {
   async close(): Promise<void> {
     this.expiry.clear();
     this.tasks.clear();
+    this.open.clear();
     this.listeners.clear();
+  }
+
+  private release(kind: OpenKind, principal: string, member: string): void {
+    const key = `${kind}\u0000${principal}`;
+    const members = this.open.get(key);
+    members?.delete(member);
+    if (members?.size === 0) this.open.delete(key);
+  }
+
+  private openSet(kind: OpenKind, principal: string): Map<string, number> {
+    const key = `${kind}\u0000${principal}`;
+    let members = this.open.get(key);
+    if (!members) {
+      members = new Map();
+      this.open.set(key, members);
+    }
+    return members;
   }
 
   /** The entry, unless unknown or expired at `now` (its timer may not have fired yet). */

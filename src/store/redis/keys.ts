@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /** Several shims (or test runs) can share one Redis by giving each its own prefix. */
 export const DEFAULT_PREFIX = 'mts';
 
@@ -13,6 +15,16 @@ export function checkPrefix(prefix: string): string {
 /** One hash per task. The task id is the hash tag, so a Redis Cluster keeps all of a task's keys in one slot. */
 export function taskKey(prefix: string, taskId: string): string {
   return `${prefix}:task:{${taskId}}`;
+}
+
+/**
+ * A principal's open tasks or streams (a sorted set, see lua/hold-open.lua). The principal is
+ * hashed: no key name shows who holds what, and the hash is the key's own hash tag, so that a
+ * Redis Cluster spreads principals over slots and every operation on the set is single-key.
+ */
+export function openKey(prefix: string, kind: 'tasks' | 'streams', principal: string): string {
+  const tag = createHash('sha256').update(principal).digest('base64url').slice(0, 22);
+  return `${prefix}:${kind === 'tasks' ? 'open' : 'streams'}:{${tag}}`;
 }
 
 /** One channel carries every task's changes; subscribers filter in process. */

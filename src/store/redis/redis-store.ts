@@ -5,6 +5,8 @@ import { ListenerSet } from '../listeners.js';
 import type {
   AnswerOutcome,
   CancelOutcome,
+  HoldOutcome,
+  OpenKind,
   TaskChange,
   TaskOutcome,
   TaskStore,
@@ -22,8 +24,8 @@ import {
   type RedisClientOptions,
   type RedisConnection,
 } from './connection.js';
-import { checkPrefix, DEFAULT_PREFIX, eventsChannel, taskKey } from './keys.js';
-import { defineTaskScripts, type Operation, type RunScript } from './scripts.js';
+import { checkPrefix, DEFAULT_PREFIX, eventsChannel, openKey, taskKey } from './keys.js';
+import { defineScripts, defineTaskScripts, type Operation, type RunKeysScript, type RunScript } from './scripts.js';
 
 export interface RedisTaskStoreOptions extends RedisClientOptions {
   /** Prefix of every key and of the events channel; default `mts`. */
@@ -45,6 +47,7 @@ export class RedisTaskStore implements TaskStore {
   private readonly prefix: string;
   private readonly channel: string;
   private readonly scripts: Record<Operation, RunScript>;
+  private readonly holdOpenScript: RunKeysScript;
   private readonly listeners = new ListenerSet<TaskChange>();
   private subscriber?: RedisConnection;
   private subscription?: Promise<void>;
@@ -58,6 +61,9 @@ export class RedisTaskStore implements TaskStore {
     this.ownsClient = owned;
     this.channel = eventsChannel(this.prefix);
     this.scripts = defineTaskScripts(this.redis);
+    this.holdOpenScript = defineScripts(this.redis, { dir: new URL('./lua/', import.meta.url), names: ['hold-open'], namespace: 'mtsOpen' })[
+      'hold-open'
+    ];
   }
 
   async create(task: NewTask): Promise<TaskRecord> {
@@ -117,7 +123,10 @@ export class RedisTaskStore implements TaskStore {
 
   async finish(taskId: string, outcome: TaskOutcome, now: number): Promise<boolean> {
     const args = [statusList(sourcesOf(outcome.status)), outcome.status, ...encodeOutcome(outcome)];
-    return (await this.run('finish', taskId, now, args)) === 1;
+    const principal = await this.run('finish', taskId, now, args);
+    if (typeof principal !== 'string') return false;
+    this.releaseQuietly(principal, taskId);
+    return true;
   }
 
   async cancel(
@@ -130,6 +139,7 @@ export class RedisTaskStore implements TaskStore {
     const reply = await this.run('cancel', taskId, now, args);
     if (reply === null) return undefined;
     const [changed, hash] = reply as [number, string[]];
+    if (changed === 1) this.releaseQuietly(principal, taskId);
     return { changed: changed === 1, task: decodeFlatTask(hash)! };
   }
 
@@ -141,6 +151,16 @@ export class RedisTaskStore implements TaskStore {
   ): Promise<TaskRecord | undefined> {
     const reply = await this.run('touch-session', taskId, now, [principal, sessionId]);
     return reply === null ? undefined : decodeFlatTask(reply as string[]);
+  }
+
+  async holdOpen(kind: OpenKind, principal: string, member: string, lapsesAt: number, limit: number, now: number): Promise<HoldOutcome> {
+    const key = openKey(this.prefix, kind, principal);
+    const [held, open] = (await this.call(() => this.holdOpenScript([key], [String(now), String(limit), member, String(lapsesAt)]))) as [number, number];
+    return { held: held === 1, open };
+  }
+
+  async releaseOpen(kind: OpenKind, principal: string, member: string): Promise<void> {
+    await this.call(() => this.redis.zrem(openKey(this.prefix, kind, principal), member));
   }
 
   subscribe(listener: (change: TaskChange) => void): Unsubscribe {
@@ -195,6 +215,11 @@ export class RedisTaskStore implements TaskStore {
       return; // Not from our scripts; a stray publisher must not crash the process.
     }
     this.listeners.emit(change);
+  }
+
+  /** A task that ended stops counting; a lost release only lasts until the task's expiry. */
+  private releaseQuietly(principal: string, taskId: string): void {
+    this.releaseOpen('tasks', principal, taskId).catch(() => undefined);
   }
 
   private run(operation: Operation, taskId: string, now: number, args: readonly string[]): Promise<unknown> {

@@ -1,4 +1,5 @@
 import type { TaskService } from '../../core/task-service.js';
+import type { OpenStreams } from '../../http/open-streams.js';
 import type { SessionStore } from '../../session/session-store.js';
 import type { LegacyHooks } from './hooks.js';
 import type { Passthrough } from './passthrough.js';
@@ -17,6 +18,8 @@ export interface LegacyDeps {
   /** How long session indexes and stream logs are kept: the longest a task can live. */
   retentionMs: number;
   keepAliveMs: number;
+  /** Where GET and tasks/result streams register, so that a shutdown ends them cleanly. */
+  streams: OpenStreams;
   /** Cutover controls and traffic recording (src/observe/wire-hooks.ts). */
   hooks?: LegacyHooks;
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { InvalidRequestError, MethodNotFoundError, ShimError, InternalError, UnavailableError } from '../../core/errors.js';
+import { InvalidRequestError, LimitExceededError, MethodNotFoundError, ShimError, InternalError, UnavailableError } from '../../core/errors.js';
 import { ERROR_ANSWER } from '../../core/input-responses.js';
 import type { SessionRecord } from '../../session/session-store.js';
 import type { LegacyEndpoint } from '../../http/mcp-endpoint.js';
@@ -13,8 +13,10 @@ import { rewriteToolsList } from './tools-list.js';
 import { serveGetStream, serveResultStream } from './streams.js';
 import { LegacyTaskMethods, parseParams } from './task-methods.js';
 import { z } from 'zod';
+import { TaskIdString } from '../task-id.js';
+import { MAX_TASK_ID_LENGTH, type StreamSlot } from '../../core/limits.js';
 
-const TaskIdParams = z.looseObject({ taskId: z.string().min(1).max(256) });
+const TaskIdParams = z.looseObject({ taskId: TaskIdString });
 
 /**
  * The legacy wires (MCP 2025-11-25 tasks and the tasks/create dialect) on the session
@@ -96,6 +98,7 @@ export class LegacyAdapter implements LegacyEndpoint {
   /** A client's answer to a pushed input request settles that key; anything else is the upstream's. */
   private async answer(req: IncomingMessage, res: ServerResponse, session: SessionRecord, response: JsonRpcResponse, body: Buffer | undefined): Promise<Reply | undefined> {
     const push = parsePushId(response.id);
+    if (push && push.taskId.length > MAX_TASK_ID_LENGTH) return { kind: 'empty', status: 202 };
     if (!push) {
       this.deps.passthrough.forward(req, res, this.route_(session), body);
       return undefined;
@@ -153,26 +156,31 @@ export class LegacyAdapter implements LegacyEndpoint {
   private async result(session: SessionRecord, request: JsonRpcRequest): Promise<Reply> {
     const { taskId } = parseParams(TaskIdParams, request.params);
     await this.methods.touch(session, taskId);
-    return { kind: 'stream', serve: (response) => serveResultStream(this.deps, session, response, taskId, request.id) };
+    const slot = await this.deps.service.limits.openStream(session.principal);
+    return { kind: 'stream', serve: (response) => serveResultStream(this.deps, session, response, taskId, request.id, slot) };
   }
 
   private async get(req: IncomingMessage, res: ServerResponse, session: SessionRecord): Promise<Reply | undefined> {
     const lastEventId = req.headers['last-event-id'];
-    if (typeof lastEventId === 'string' && lastEventId !== '') {
-      const log = await this.deps.sessions.eventsAfter(session.sessionId, lastEventId);
-      // An id we never issued (or whose log expired) has nothing to replay: a fresh stream then.
-      if (!log) return { kind: 'stream', serve: (response) => serveGetStream(this.deps, session, response) };
-      const resume = { streamId: log.streamId, events: log.events };
-      const meta = log.meta;
-      return {
-        kind: 'stream',
-        serve: (response) =>
-          meta.kind === 'result'
-            ? serveResultStream(this.deps, session, response, meta.taskId, meta.requestId, resume)
-            : serveGetStream(this.deps, session, response, resume),
-      };
+    // An id we never issued (or whose log expired) has nothing to replay: a fresh stream then.
+    const log = typeof lastEventId === 'string' && lastEventId !== '' ? await this.deps.sessions.eventsAfter(session.sessionId, lastEventId) : undefined;
+    let slot: StreamSlot;
+    try {
+      slot = await this.deps.service.limits.openStream(session.principal);
+    } catch (err) {
+      if (err instanceof LimitExceededError) return json(429, errorResponse(null, err));
+      throw err;
     }
-    return { kind: 'stream', serve: (response) => serveGetStream(this.deps, session, response) };
+    if (!log) return { kind: 'stream', serve: (response) => serveGetStream(this.deps, session, response, slot) };
+    const resume = { streamId: log.streamId, events: log.events };
+    const meta = log.meta;
+    return {
+      kind: 'stream',
+      serve: (response) =>
+        meta.kind === 'result'
+          ? serveResultStream(this.deps, session, response, meta.taskId, meta.requestId, slot, resume)
+          : serveGetStream(this.deps, session, response, slot, resume),
+    };
   }
 
   /** A session that uses tasks/create gets the dialect's answers on the methods both wires share. */
@@ -184,7 +192,8 @@ export class LegacyAdapter implements LegacyEndpoint {
 
   private async createdByDialect(session: SessionRecord, params: Record<string, unknown> | undefined): Promise<boolean> {
     const taskId = params?.taskId;
-    if (typeof taskId !== 'string') return false;
+    // A malformed id is refused by tasks/cancel itself, before any store access.
+    if (typeof taskId !== 'string' || taskId.length > MAX_TASK_ID_LENGTH) return false;
     const task = await this.deps.service.store.get(taskId, session.principal);
     return task?.origin === 'tasks-create';
   }

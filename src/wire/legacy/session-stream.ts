@@ -31,7 +31,6 @@ export class SessionStream {
       'content-type': 'text/event-stream',
       'cache-control': 'no-cache, no-transform',
       'x-accel-buffering': 'no',
-      connection: 'keep-alive',
       ...extraHeaders,
     });
     if (meta) {

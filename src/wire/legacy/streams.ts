@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
+import type { StreamSlot } from '../../core/limits.js';
 import type { TaskRecord } from '../../core/task.js';
 import type { SessionRecord, StreamEvent } from '../../session/session-store.js';
 import type { JsonRpcId } from '../jsonrpc/message.js';
@@ -24,6 +25,15 @@ function markOpen(deps: LegacyDeps, session: SessionRecord, stream: SessionStrea
   });
 }
 
+/**
+ * A shutdown ends the stream cleanly, after what is queued on it: the client resumes it with
+ * `Last-Event-ID` on another replica, from the shared log.
+ */
+function endOnShutdown(deps: LegacyDeps, stream: SessionStream, res: ServerResponse): void {
+  const unregister = deps.streams.add(() => void stream.end());
+  res.once('close', unregister);
+}
+
 /** A stream resumed with `Last-Event-ID`: its id and the logged events the client missed. */
 export interface Resumption {
   streamId: string;
@@ -43,8 +53,10 @@ export async function serveGetStream(
   deps: LegacyDeps,
   session: SessionRecord,
   res: ServerResponse,
+  slot: StreamSlot,
   resume?: Resumption,
 ): Promise<void> {
+  res.once('close', () => slot.release());
   const stream = new SessionStream(res, deps.sessions, session.sessionId, resume?.streamId ?? newStreamId('g'));
   await stream.open(resume ? undefined : { kind: 'get' }, deps.retentionMs);
   if (resume) stream.replay(resume.events);
@@ -60,7 +72,11 @@ export async function serveGetStream(
     retentionMs: deps.retentionMs,
   });
   const stopRelay = relayUpstreamStream(deps, session.upstreamSessionId, stream);
-  const keepAlive = setInterval(() => stream.comment('keep-alive'), deps.keepAliveMs);
+  endOnShutdown(deps, stream, res);
+  const keepAlive = setInterval(() => {
+    stream.comment('keep-alive');
+    slot.renew();
+  }, deps.keepAliveMs);
   res.once('close', () => {
     clearInterval(keepAlive);
     feed.stop();
@@ -79,8 +95,10 @@ export async function serveResultStream(
   res: ServerResponse,
   taskId: string,
   requestId: JsonRpcId,
+  slot: StreamSlot,
   resume?: Resumption,
 ): Promise<void> {
+  res.once('close', () => slot.release());
   const stream = new SessionStream(res, deps.sessions, session.sessionId, resume?.streamId ?? newStreamId('r'));
   await stream.open(resume ? undefined : { kind: 'result', taskId, requestId: requestId as string | number }, deps.retentionMs);
   if (resume) stream.replay(resume.events);
@@ -92,7 +110,11 @@ export async function serveResultStream(
   const renew = setInterval(() => {
     void deps.sessions.holdResultStream(taskId, stream.streamId, HOLD_MS).catch(() => undefined);
   }, HOLD_MS / 3);
-  const keepAlive = setInterval(() => stream.comment('keep-alive'), deps.keepAliveMs);
+  endOnShutdown(deps, stream, res);
+  const keepAlive = setInterval(() => {
+    stream.comment('keep-alive');
+    slot.renew();
+  }, deps.keepAliveMs);
   let finished = false;
   const cleanup = (): void => {
     clearInterval(renew);

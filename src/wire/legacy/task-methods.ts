@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TaskIdString } from '../task-id.js';
 import { InvalidParamsError, MethodNotFoundError } from '../../core/errors.js';
 import { isTerminal, type TaskRecord, type Wire } from '../../core/task.js';
 import type { CallContext } from '../../core/call.js';
@@ -9,7 +10,7 @@ import { renderDialectTask, renderMcpTask } from './render.js';
 
 const PAGE_SIZE = 100;
 
-const TaskId = z.looseObject({ taskId: z.string().min(1).max(256) });
+const TaskId = z.looseObject({ taskId: TaskIdString });
 const ToolsCallWithTask = z.looseObject({
   name: z.string().min(1),
   arguments: z.record(z.string(), z.unknown()).optional(),

@@ -22,6 +22,7 @@ import {
 import type { ToolCatalog } from '../../core/ports.js';
 import type { CallContext } from '../../core/call.js';
 import type { TaskService } from '../../core/task-service.js';
+import type { OpenStreams } from '../../http/open-streams.js';
 import { classify, errorResponse, idOf, resultResponse, type JsonRpcId, type JsonRpcRequest } from '../jsonrpc/message.js';
 import { json, type Reply } from '../reply.js';
 import { DISCOVER_VERSIONS, META, SUPPORTED_VERSIONS, TASKS_CAPABILITY, TASKS_EXTENSION } from './constants.js';
@@ -44,6 +45,8 @@ export interface Sep2663Options {
   instructions?: string;
   keepAliveMs: number;
   maxListenTaskIds: number;
+  /** Where listen streams register, so that a shutdown ends them gracefully. */
+  streams: OpenStreams;
   /** Cache hints on discover and list results (`ttlMs`, `cacheScope`). */
   cacheTtlMs?: number;
 }
@@ -225,6 +228,7 @@ export class Sep2663Handler {
     if ((taskIds?.length ?? 0) > this.options.maxListenTaskIds) {
       throw new InvalidParamsError(`At most ${this.options.maxListenTaskIds} taskIds per listen`);
     }
+    const slot = await this.options.service.limits.openStream(call.ctx.principal);
     return new StreamAnswer({
       kind: 'stream',
       serve: (res) =>
@@ -234,6 +238,8 @@ export class Sep2663Handler {
           id: call.id,
           taskIds: taskIds ?? [],
           keepAliveMs: this.options.keepAliveMs,
+          streams: this.options.streams,
+          slot,
         }),
     });
   }

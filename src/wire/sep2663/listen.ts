@@ -1,6 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { isTerminal, type TaskRecord } from '../../core/task.js';
+import type { StreamSlot } from '../../core/limits.js';
 import type { TaskService } from '../../core/task-service.js';
+import type { OpenStreams } from '../../http/open-streams.js';
 import type { JsonRpcId } from '../jsonrpc/message.js';
 import { META } from './constants.js';
 import { renderDetailedTask } from './render.js';
@@ -11,6 +13,10 @@ export interface ListenOptions {
   id: JsonRpcId;
   taskIds: string[];
   keepAliveMs: number;
+  /** Where the stream registers its graceful end (shutdown). */
+  streams: OpenStreams;
+  /** Its place in the principal's open-stream count, renewed with each keep-alive. */
+  slot: StreamSlot;
   /** Called when the stream ends, whoever ended it. */
   onClose?: () => void;
 }
@@ -21,7 +27,8 @@ export interface ListenOptions {
  * every change until that id is terminal. Keep-alive comments hold proxies open.
  */
 export async function serveListen(res: ServerResponse, options: ListenOptions): Promise<void> {
-  const { service, principal, id } = options;
+  const { service, principal, id, slot } = options;
+  res.once('close', () => slot.release());
   const subscriptionMeta = { [META.subscriptionId]: id };
   const requested = [...new Set(options.taskIds)];
   const found = await Promise.all(requested.map((taskId) => service.store.get(taskId, principal)));
@@ -32,7 +39,6 @@ export async function serveListen(res: ServerResponse, options: ListenOptions): 
     'content-type': 'text/event-stream',
     'cache-control': 'no-cache, no-transform',
     'x-accel-buffering': 'no',
-    connection: 'keep-alive',
   });
   const send = (message: Record<string, unknown>): void => {
     if (!res.writableEnded) res.write(`data: ${JSON.stringify(message)}\n\n`);
@@ -68,11 +74,15 @@ export async function serveListen(res: ServerResponse, options: ListenOptions): 
   for (const taskId of open) void notify(taskId);
 
   const keepAlive = setInterval(() => {
-    if (!res.writableEnded) res.write(': keep-alive\n\n');
+    if (res.writableEnded) return;
+    res.write(': keep-alive\n\n');
+    slot.renew();
   }, options.keepAliveMs);
+  const unregister = options.streams.add(() => endListen(res, id));
   const end = (): void => {
     clearInterval(keepAlive);
     unsubscribe();
+    unregister();
     options.onClose?.();
   };
   res.on('close', end);

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { MAX_TASK_ID_LENGTH, TASK_ID_TOO_LONG } from '../../core/limits.js';
+import { TaskIdString } from '../task-id.js';
 import { META } from './constants.js';
 
 /**
@@ -24,19 +26,20 @@ export const ToolsCallParams = z.looseObject({
 });
 
 export const TaskIdParams = z.looseObject({
-  taskId: z.string().min(1).max(256),
+  taskId: TaskIdString,
 });
 
 export const TasksUpdateParams = z.looseObject({
-  taskId: z.string().min(1).max(256),
+  taskId: TaskIdString,
   inputResponses: z.record(z.string(), z.unknown()),
 });
 
 export const ListenParams = z.looseObject({
   notifications: z
     .looseObject({
-      // Any string: an id that cannot be ours is simply not acknowledged (§17), not an error.
-      taskIds: z.array(z.string()).optional(),
+      // An id that is not ours is simply not acknowledged (§17), not an error; one too long to
+      // be anybody's is a malformed param, like too many ids (docs/decisions/0006-limits.md).
+      taskIds: z.array(z.string().max(MAX_TASK_ID_LENGTH, TASK_ID_TOO_LONG)).optional(),
     })
     .optional(),
 });

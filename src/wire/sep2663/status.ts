@@ -16,6 +16,8 @@ const ENVELOPE_STATUS: Readonly<Record<number, number>> = {
 
 export function httpStatusFor(code: number, stage: 'envelope' | 'handler'): number {
   if (code === ErrorCode.MissingRequiredClientCapability) return 400;
+  // Too many open tasks or streams: the stateless client may retry later (docs/decisions/0006-limits.md).
+  if (code === ErrorCode.LimitExceeded) return 429;
   if (stage === 'envelope') return ENVELOPE_STATUS[code] ?? 400;
   return 200;
 }

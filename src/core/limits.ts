@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import { LimitExceededError } from './errors.js';
+import type { Clock } from './ports.js';
+import type { TaskStore } from '../store/task-store.js';
+
+/** Ids we mint are 22 characters; a longer id can never name a task (docs/decisions/0006-limits.md). */
+export const MAX_TASK_ID_LENGTH = 128;
+export const TASK_ID_TOO_LONG = `longer than ${MAX_TASK_ID_LENGTH} characters, so it names no task`;
+
+export interface LimitSettings {
+  /** Open (non-terminal, unexpired) tasks per principal, fleet-wide; 0: no limit. */
+  maxOpenTasks: number;
+  /** Open long-lived streams per principal, fleet-wide; 0: no limit. */
+  maxOpenStreams: number;
+  /** How long a stream counts without renewal: a replica that died stops counting after this. */
+  streamLeaseMs: number;
+}
+
+/** An open stream's place in its principal's count. */
+export interface StreamSlot {
+  /** Called on the stream's keep-alive tick. */
+  renew(): void;
+  /** Called once, when the stream closes. */
+  release(): void;
+}
+
+const UNCOUNTED: StreamSlot = { renew: () => undefined, release: () => undefined };
+
+/**
+ * What one principal may hold open at once, counted in the task store so that every replica
+ * sees the same count. A refusal is a LimitExceededError the wires render.
+ */
+export class PrincipalLimits {
+  constructor(
+    private readonly store: TaskStore,
+    private readonly settings: LimitSettings,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Counts a task about to be created until it ends or expires; throws when the principal is at its limit. */
+  async admitTask(principal: string, taskId: string, expiresAt: number): Promise<void> {
+    const limit = this.settings.maxOpenTasks;
+    if (limit === 0) return;
+    const outcome = await this.store.holdOpen('tasks', principal, taskId, expiresAt, limit, this.clock.now());
+    if (!outcome.held) throw new LimitExceededError('tasks', limit, outcome.open);
+  }
+
+  /** A task whose creation failed does not count. */
+  async forgetTask(principal: string, taskId: string): Promise<void> {
+    if (this.settings.maxOpenTasks === 0) return;
+    await this.store.releaseOpen('tasks', principal, taskId);
+  }
+
+  /** Counts a stream about to open; throws when the principal is at its limit. */
+  async openStream(principal: string): Promise<StreamSlot> {
+    const limit = this.settings.maxOpenStreams;
+    if (limit === 0) return UNCOUNTED;
+    const { store, clock } = this;
+    const leaseMs = this.settings.streamLeaseMs;
+    const member = randomBytes(12).toString('base64url');
+    const outcome = await store.holdOpen('streams', principal, member, clock.now() + leaseMs, limit, clock.now());
+    if (!outcome.held) throw new LimitExceededError('streams', limit, outcome.open);
+    let released = false;
+    // One store call at a time, so that a renewal still in flight cannot re-add a released stream.
+    let last: Promise<unknown> = Promise.resolve();
+    const then = (step: () => Promise<unknown>): void => {
+      last = last.then(step).catch(() => undefined);
+    };
+    return {
+      renew() {
+        if (released) return;
+        // Renewal never refuses: an open stream keeps its place even if the limit was lowered.
+        then(() => store.holdOpen('streams', principal, member, clock.now() + leaseMs, -1, clock.now()));
+      },
+      release() {
+        if (released) return;
+        released = true;
+        then(() => store.releaseOpen('streams', principal, member));
+      },
+    };
+  }
+}

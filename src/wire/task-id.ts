@@ -1,0 +1,5 @@
+import { z } from 'zod';
+import { MAX_TASK_ID_LENGTH, TASK_ID_TOO_LONG } from '../core/limits.js';
+
+/** A `taskId` param on every wire: refused before any store access when it cannot be an id. */
+export const TaskIdString = z.string().min(1).max(MAX_TASK_ID_LENGTH, TASK_ID_TOO_LONG);
