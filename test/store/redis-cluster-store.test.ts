@@ -1,4 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { UnavailableError } from '../../src/core/errors.js';
 import { newTaskId } from '../../src/core/ids.js';
 import { RedisSessionStore } from '../../src/session/redis-session-store.js';
 import { RedisTaskStore } from '../../src/store/redis/redis-store.js';
@@ -102,4 +103,46 @@ describe('RedisTaskStore slots on a Redis Cluster', () => {
     const loaded = await Promise.all(ids.map((taskId) => tasks.load(taskId)));
     expect(loaded.map((task) => task?.status)).toEqual(ids.map(() => 'completed'));
   });
+});
+
+// Last in the file: it takes the whole cluster down.
+describe('RedisTaskStore when the whole Redis Cluster restarts', () => {
+  it('fails fast while it is down, then serves and delivers changes again without a new store', async () => {
+    const listener = new RedisTaskStore({ url: cluster.url, cluster: true, prefix: 'outage' });
+    const writer = new RedisTaskStore({ url: cluster.url, cluster: true, prefix: 'outage' });
+    try {
+      const changes: string[] = [];
+      listener.subscribe((change) => changes.push(change.taskId));
+      await listener.subscriptionReady();
+      await Promise.all(cluster.nodes.map((node) => node.halt()));
+      const started = performance.now();
+      await expect(writer.load(newTaskId())).rejects.toBeInstanceOf(UnavailableError);
+      expect(performance.now() - started).toBeLessThan(3_000);
+      expect(await writer.ping()).toBe(false);
+      await Promise.all(cluster.nodes.map((node) => node.restart()));
+      await vi.waitFor(async () => expect(await writer.ping()).toBe(true), { timeout: 20_000, interval: 200 });
+      const taskId = newTaskId();
+      await writer.create({
+        taskId,
+        principal: 'alice',
+        origin: 'sep2663',
+        tool: 'slow_compute',
+        arguments: {},
+        createdAt: Date.now(),
+        ttlMs: 60_000,
+        pollIntervalMs: 1_000,
+        clientCapabilities: {},
+      });
+      // Until the subscriber has reconnected and resubscribed a change can be missed, so keep changing.
+      await vi.waitFor(
+        async () => {
+          await writer.setStatusMessage(taskId, `tick ${Date.now()}`, Date.now());
+          expect(changes).toContain(taskId);
+        },
+        { timeout: 20_000, interval: 200 },
+      );
+    } finally {
+      await Promise.all([listener.close(), writer.close()]);
+    }
+  }, 60_000);
 });
