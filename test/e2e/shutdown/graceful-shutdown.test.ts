@@ -33,10 +33,11 @@ async function postVia(url: string, session: LegacySession, message: Record<stri
 
 describe('graceful shutdown on SIGTERM', () => {
   it('ends listen and GET streams cleanly, answers 503 on /readyz, lets the running task finish and exits 0', async () => {
-    const graceMs = 20_000;
+    const graceMs = 40_000;
     const leaving = await stack.startShim({ env: { SHIM_SHUTDOWN_GRACE_MS: String(graceMs) } });
     const client = new Sep2663Client(leaving.url);
-    const created = await client.createTask('slow_compute', { seconds: 6, label: 'drained' });
+    // Long enough to outlast starting the other replica on a loaded machine, well within the grace.
+    const created = await client.createTask('slow_compute', { seconds: 15, label: 'drained' });
     await waitRunning(client, created.taskId);
 
     const listen = await client.listen({ notifications: { taskIds: [created.taskId] } }, { id: 'L-shutdown' });
@@ -45,7 +46,9 @@ describe('graceful shutdown on SIGTERM', () => {
     const get = session.openGetStream();
     const priming = await get.next((e) => e.id !== undefined);
     const staying = await stack.startShim();
+    try {
     expect(await readyStatus(leaving)).toBe(200);
+    expect((await client.result('tasks/get', { taskId: created.taskId })).status).toBe('working');
 
     const signalledAt = Date.now();
     leaving.signal('SIGTERM');
@@ -67,7 +70,7 @@ describe('graceful shutdown on SIGTERM', () => {
     // The task ran to its end on the replica that left, and the other one serves its result.
     const done = await new Sep2663Client(staying.url).waitForStatus(created.taskId, ['completed', 'failed'], { timeoutMs: 5_000 });
     expect(done.status).toBe('completed');
-    expect(textOf(done.result)).toBe('Computed drained after 6s');
+    expect(textOf(done.result)).toBe('Computed drained after 15s');
 
     // The GET stream resumes on the other replica and still carries the session's pushes.
     const resumed = new SseStream(staying.url, session.headers({ 'last-event-id': priming.id as string, accept: 'text/event-stream' }), 'GET');
@@ -84,8 +87,10 @@ describe('graceful shutdown on SIGTERM', () => {
     // Same stream, continued: its event ids carry the stream id of the one that ended.
     expect(push.id?.split('_')[0]).toBe(priming.id?.split('_')[0]);
     resumed.close();
-    await staying.stop();
-  }, 90_000);
+    } finally {
+      await Promise.all([leaving.stop(), staying.stop()]);
+    }
+  }, 120_000);
 
   it('releases a task still running at the end of the grace period; the other replica ends it as lost', async () => {
     const graceMs = 1_500;
@@ -95,7 +100,7 @@ describe('graceful shutdown on SIGTERM', () => {
     const created = await client.createTask('slow_compute', { seconds: 120, label: 'too-long' });
     await waitRunning(client, created.taskId);
     const staying = await stack.startShim({ env: { SHIM_JOB_LOCK_MS: String(lockMs) } });
-
+    try {
     const signalledAt = Date.now();
     leaving.signal('SIGTERM');
     const exit = await leaving.exited;
@@ -111,6 +116,8 @@ describe('graceful shutdown on SIGTERM', () => {
     });
     expect(ended.status).toBe('failed');
     expect(ended.error.message).toMatch(/execution was lost/);
-    await staying.stop();
+    } finally {
+      await Promise.all([leaving.stop(), staying.stop()]);
+    }
   }, 90_000);
 });
