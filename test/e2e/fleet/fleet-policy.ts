@@ -27,9 +27,9 @@ export function writeFleetPolicy(): string {
   return file;
 }
 
-/** Arguments for a shim of the fleet: the policy above and the short job lock. */
-export function fleetArgs(policyFile: string): string[] {
-  return ['--policy', policyFile, '--job-lock-ms', String(JOB_LOCK_MS)];
+/** Arguments for a shim of the fleet: the policy above and a short job lock. */
+export function fleetArgs(policyFile: string, lockMs = JOB_LOCK_MS): string[] {
+  return ['--policy', policyFile, '--job-lock-ms', String(lockMs)];
 }
 
 export const LOST_MESSAGE = /execution was lost/i;
