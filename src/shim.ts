@@ -88,6 +88,8 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     url: config.upstreamUrl,
     headers: config.upstreamHeaders,
     clientInfo: { name: config.serverName, version: config.serverVersion },
+    // As many as the worker runs at once, plus a few for discovery and translated requests.
+    maxIdle: config.workerConcurrency + 8,
   });
   const catalog = new CachedToolCatalog(() => pool.listTools());
   const policies = {
