@@ -14,11 +14,13 @@ export interface BullMqQueueOptions {
 }
 
 const QUEUE_NAME = 'tasks';
+/** Far above what the TaskRunner lets happen (see there); only a bound against a runaway. */
+const MAX_STALLED = 100;
 
 /**
  * BullMQ does the cross-replica parts we need: a job runs on exactly one worker, its lock is
  * renewed while it runs, and a job whose worker died is detected as stalled and handed to
- * another worker once (`maxStalledCount: 1`), which then decides between failing the task
+ * another worker with the count of lost runs, which then decides between failing the task
  * and re-running it (see TaskRunner).
  */
 export class BullMqQueue implements WorkQueue {
@@ -44,7 +46,7 @@ export class BullMqQueue implements WorkQueue {
     const lockDuration = this.options.lockDurationMs ?? 30_000;
     this.worker = new Worker(
       QUEUE_NAME,
-      (job) => this.track(processor({ taskId: (job.data as { taskId: string }).taskId, redelivered: (job.stalledCounter ?? 0) > 0 })),
+      (job) => this.track(processor({ taskId: (job.data as { taskId: string }).taskId, lostRuns: job.stalledCounter ?? 0 })),
       {
         // BullMQ requires its worker connections to retry forever; it takes jobs again once Redis is back.
         connection: this.connection('waiting'),
@@ -52,7 +54,9 @@ export class BullMqQueue implements WorkQueue {
         concurrency: this.options.concurrency,
         lockDuration,
         stalledInterval: Math.max(1_000, Math.floor(lockDuration / 2)),
-        maxStalledCount: 1,
+        // The TaskRunner settles a lost job itself (failed, or one re-run): BullMQ's own limit would
+        // fail the job without running the processor, and leave the task `working` until its TTL.
+        maxStalledCount: MAX_STALLED,
       },
     );
     // Errors are per job and already recorded on the task; the worker must not crash the process.

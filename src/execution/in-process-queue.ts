@@ -49,7 +49,7 @@ export class InProcessQueue implements WorkQueue {
     if (!processor) return;
     while (this.running.size < this.concurrency && this.waiting.length > 0) {
       const taskId = this.waiting.shift() as string;
-      const run: Promise<void> = processor({ taskId, redelivered: false })
+      const run: Promise<void> = processor({ taskId, lostRuns: 0 })
         .catch(() => undefined)
         .finally(() => {
           this.running.delete(run);

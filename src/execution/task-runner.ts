@@ -16,6 +16,11 @@ export interface TaskRunnerOptions {
 }
 
 const CANCELLED = Symbol('task cancelled');
+/**
+ * An idempotent task is re-run once after its worker was lost. Lost again, it is failed: a call
+ * that kills its worker would otherwise take down one replica after another.
+ */
+const MAX_RERUNS = 1;
 /** How long a job waits for Redis to read its task before giving up (BullMQ then records the failure). */
 const LOAD_RETRY_MS = 60_000;
 
@@ -36,15 +41,16 @@ export class TaskRunner {
     const task = await this.persist(job.taskId, this.now() + LOAD_RETRY_MS, () => store.load(job.taskId));
     if (!task || isTerminal(task.status)) return;
     const deadline = task.createdAt + task.ttlMs;
-    if ((job.redelivered || task.startedAt !== undefined) && !this.options.isIdempotent(task.tool)) {
+    const lost = job.lostRuns > 0 || task.startedAt !== undefined;
+    const rerun = lost && this.options.isIdempotent(task.tool) && job.lostRuns <= MAX_RERUNS;
+    if (lost && !rerun) {
+      const statusMessage = this.options.isIdempotent(task.tool)
+        ? 'Execution lost when its worker stopped, again after a re-run; it was not re-run another time.'
+        : 'Execution lost when its worker stopped; the tool is not declared idempotent, so it was not re-run.';
       await this.persist(task.taskId, deadline, () =>
         store.finish(
           task.taskId,
-          {
-            status: 'failed',
-            error: { code: ErrorCode.InternalError, message: 'Task execution was lost: the worker running it stopped' },
-            statusMessage: 'Execution lost when its worker stopped; the tool is not declared idempotent, so it was not re-run.',
-          },
+          { status: 'failed', error: { code: ErrorCode.InternalError, message: 'Task execution was lost: the worker running it stopped' }, statusMessage },
           this.now(),
         ),
       );

@@ -4,8 +4,8 @@
  */
 export interface Job {
   taskId: string;
-  /** True when a previous worker took this job and was lost before finishing it. */
-  redelivered: boolean;
+  /** How many workers took this job before and were lost before finishing it (0: first delivery). */
+  lostRuns: number;
 }
 
 export type JobProcessor = (job: Job) => Promise<void>;

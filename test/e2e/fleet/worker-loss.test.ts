@@ -88,11 +88,39 @@ describe('a replica killed while it runs tasks', () => {
 
     victim.kill();
     await victim.stop();
-    const onSurvivor = new Sep2663Client((await stack.startShim({ args: fleetArgs(policy) })).url);
+    const survivor = await stack.startShim({ args: fleetArgs(policy) });
+    const onSurvivor = new Sep2663Client(survivor.url);
     const done = await onSurvivor.waitForStatus(queued.taskId, TERMINAL, { timeoutMs: LOSS_BOUND_MS });
     expect(done.status).toBe('completed');
     expect(textOf(done.result)).toBe('Computed queued after 0.5s');
     const lost = await onSurvivor.waitForStatus(busy.taskId, TERMINAL, { timeoutMs: LOSS_BOUND_MS });
     expect(lost.error.message).toMatch(LOST_MESSAGE);
+    await survivor.stop();
+  });
+
+  it('re-runs an idempotent task once: lost again, it ends failed instead of running on', { timeout: 90_000 }, async () => {
+    const policy = writeFleetPolicy();
+    const step = (task: Json): number => Number(/\((\d+)\/342\)/.exec(task.statusMessage ?? '')?.[1] ?? 0);
+    const first = await stack.startShim({ args: fleetArgs(policy) });
+    const created = await new Sep2663Client(first.url).createTask('run_ci_pipeline', { commit: 'twice', stepMs: 100 });
+    await new Sep2663Client(first.url).waitForTask(created.taskId, (task) => step(task) >= 10, { timeoutMs: 20_000 });
+
+    const second = await stack.startShim({ args: fleetArgs(policy) });
+    const onSecond = new Sep2663Client(second.url);
+    first.kill();
+    await first.stop();
+    // The only worker left runs it again from the start.
+    await onSecond.waitForTask(created.taskId, (task) => step(task) > 0 && step(task) < 10, { timeoutMs: LOSS_BOUND_MS, intervalMs: 50 });
+
+    const third = await stack.startShim({ args: fleetArgs(policy) });
+    second.kill();
+    await second.stop();
+    const killedAt = Date.now();
+    const lost = await new Sep2663Client(third.url).waitForStatus(created.taskId, TERMINAL, { timeoutMs: LOSS_BOUND_MS, intervalMs: 100 });
+    expect(Date.now() - killedAt).toBeLessThanOrEqual(LOSS_BOUND_MS);
+    expect(lost.status).toBe('failed');
+    expect(lost.error.message).toMatch(LOST_MESSAGE);
+    expect(lost.statusMessage).toMatch(/again after a re-run/);
+    await third.stop();
   });
 });
