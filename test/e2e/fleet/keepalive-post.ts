@@ -17,7 +17,20 @@ export class KeepAlivePoster {
     this.agent = new Agent({ keepAlive: true, maxSockets });
   }
 
-  post(url: string, headers: Record<string, string>, body: string): Promise<RawAnswer> {
+  /**
+   * A kept-alive connection the server closed for idleness just as it was reused fails with a
+   * reset before any answer: that request never reached the server and is sent again.
+   */
+  async post(url: string, headers: Record<string, string>, body: string): Promise<RawAnswer> {
+    try {
+      return await this.once(url, headers, body);
+    } catch (err) {
+      if ((err as { reusedSocket?: boolean }).reusedSocket && (err as NodeJS.ErrnoException).code === 'ECONNRESET') return this.once(url, headers, body);
+      throw err;
+    }
+  }
+
+  private once(url: string, headers: Record<string, string>, body: string): Promise<RawAnswer> {
     const target = new URL(url);
     return new Promise((resolve, reject) => {
       const req = request(
@@ -31,7 +44,7 @@ export class KeepAlivePoster {
           res.on('error', reject);
         },
       );
-      req.on('error', reject);
+      req.on('error', (err) => reject(Object.assign(err, { reusedSocket: req.reusedSocket })));
       req.end(body);
     });
   }
