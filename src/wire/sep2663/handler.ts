@@ -27,6 +27,7 @@ import { classify, errorResponse, idOf, resultResponse, type JsonRpcId, type Jso
 import { json, type Reply } from '../reply.js';
 import { DISCOVER_VERSIONS, META, SUPPORTED_VERSIONS, TASKS_CAPABILITY, TASKS_EXTENSION } from './constants.js';
 import { checkHeaders, checkParamHeaders } from './headers.js';
+import { ListenHub } from './listen-hub.js';
 import { serveListen } from './listen.js';
 import { renderCreateTaskResult, renderDetailedTask } from './render.js';
 import { ListenParams, RequestMeta, TaskIdParams, TasksUpdateParams, ToolsCallParams } from './schemas.js';
@@ -85,8 +86,10 @@ const TRANSLATED: Readonly<Record<string, { schema: z.ZodType; cache?: 'public' 
  */
 export class Sep2663Handler {
   private readonly methods: Readonly<Record<string, MethodHandler>>;
+  private readonly listenHub: ListenHub;
 
   constructor(private readonly options: Sep2663Options) {
+    this.listenHub = new ListenHub(options.service.store);
     this.methods = {
       'server/discover': async () => this.discover(),
       ping: async () => ({}),
@@ -233,7 +236,7 @@ export class Sep2663Handler {
       kind: 'stream',
       serve: (res) =>
         serveListen(res, {
-          service: this.options.service,
+          hub: this.listenHub,
           principal: call.ctx.principal,
           id: call.id,
           taskIds: taskIds ?? [],

@@ -1,14 +1,16 @@
 import type { ServerResponse } from 'node:http';
-import { isTerminal, type TaskRecord } from '../../core/task.js';
+import type { TaskRecord } from '../../core/task.js';
 import type { StreamSlot } from '../../core/limits.js';
-import type { TaskService } from '../../core/task-service.js';
 import type { OpenStreams } from '../../http/open-streams.js';
 import type { JsonRpcId } from '../jsonrpc/message.js';
 import { META } from './constants.js';
+import { taskFrame, taskFramePrefix } from './listen-frame.js';
+import type { ListenHub, ListenWatcher } from './listen-hub.js';
 import { renderDetailedTask } from './render.js';
 
 export interface ListenOptions {
-  service: TaskService;
+  /** The process's listen streams share its reads and its store subscription. */
+  hub: ListenHub;
   principal: string;
   id: JsonRpcId;
   taskIds: string[];
@@ -27,65 +29,53 @@ export interface ListenOptions {
  * every change until that id is terminal. Keep-alive comments hold proxies open.
  */
 export async function serveListen(res: ServerResponse, options: ListenOptions): Promise<void> {
-  const { service, principal, id, slot } = options;
-  res.once('close', () => slot.release());
-  const subscriptionMeta = { [META.subscriptionId]: id };
+  const { hub, principal, id, slot } = options;
+  let closed = false;
+  res.once('close', () => {
+    closed = true;
+    slot.release();
+  });
   const requested = [...new Set(options.taskIds)];
-  const found = await Promise.all(requested.map((taskId) => service.store.get(taskId, principal)));
-  const snapshots = found.filter((task) => task !== undefined);
-  const accepted = snapshots.map((task) => task.taskId);
+  const found = await Promise.all(requested.map((taskId) => hub.snapshot(taskId)));
+  const snapshots = found.filter((task): task is TaskRecord => task?.principal === principal);
 
   res.writeHead(200, {
     'content-type': 'text/event-stream',
     'cache-control': 'no-cache, no-transform',
     'x-accel-buffering': 'no',
   });
-  const send = (message: Record<string, unknown>): void => {
-    if (!res.writableEnded) res.write(`data: ${JSON.stringify(message)}\n\n`);
+  const write = (frame: string): void => {
+    if (!res.writableEnded) res.write(frame);
   };
-  send({
+  const ack = {
     jsonrpc: '2.0',
     method: 'notifications/subscriptions/acknowledged',
-    params: { _meta: subscriptionMeta, notifications: { taskIds: accepted } },
-  });
-
-  const open = new Set(accepted);
-  // What was last sent per id, so a change event that finds nothing new sends nothing.
-  const lastSent = new Map<string, string>();
-  const signature = (task: TaskRecord): string => `${task.lastUpdatedAt}:${task.status}:${task.statusMessage ?? ''}:${Object.keys(task.inputRequests).join(',')}`;
-  const notify = async (taskId: string): Promise<void> => {
-    const task = await service.store.get(taskId, principal).catch(() => undefined);
-    if (!task || !open.has(taskId)) return;
-    if (lastSent.get(taskId) === signature(task)) return;
-    lastSent.set(taskId, signature(task));
-    if (isTerminal(task.status)) open.delete(taskId);
-    send({ jsonrpc: '2.0', method: 'notifications/tasks', params: { _meta: subscriptionMeta, ...renderDetailedTask(task) } });
+    params: { _meta: { [META.subscriptionId]: id }, notifications: { taskIds: snapshots.map((task) => task.taskId) } },
   };
-
-  const unsubscribe = service.store.subscribe((change) => {
-    if (open.has(change.taskId)) void notify(change.taskId);
-  });
-  for (const task of snapshots) {
-    lastSent.set(task.taskId, signature(task));
-    if (isTerminal(task.status)) open.delete(task.taskId);
-    send({ jsonrpc: '2.0', method: 'notifications/tasks', params: { _meta: subscriptionMeta, ...renderDetailedTask(task) } });
+  const watcher: ListenWatcher = { principal, framePrefix: taskFramePrefix(id), write };
+  // One write for the ack and every snapshot: a write is a syscall, and streams open by the thousand.
+  let opening = `data: ${JSON.stringify(ack)}\n\n`;
+  for (const task of snapshots) opening += taskFrame(watcher.framePrefix, JSON.stringify(renderDetailedTask(task)));
+  write(opening);
+  // A client gone during the snapshot reads has no close event left to clean up after it.
+  if (closed) {
+    options.onClose?.();
+    return;
   }
-  // A change between the first read and the subscription is caught by one more read.
-  for (const taskId of open) void notify(taskId);
 
+  const unwatch = hub.watch(watcher, snapshots);
   const keepAlive = setInterval(() => {
     if (res.writableEnded) return;
     res.write(': keep-alive\n\n');
     slot.renew();
   }, options.keepAliveMs);
   const unregister = options.streams.add(() => endListen(res, id));
-  const end = (): void => {
+  res.once('close', () => {
     clearInterval(keepAlive);
-    unsubscribe();
+    unwatch();
     unregister();
     options.onClose?.();
-  };
-  res.on('close', end);
+  });
 }
 
 /** The graceful end of a listen (e.g. at shutdown): the listen result, then close. */

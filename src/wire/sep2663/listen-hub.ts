@@ -1,0 +1,199 @@
+import { isTerminal, type TaskRecord } from '../../core/task.js';
+import type { TaskStore, Unsubscribe } from '../../store/task-store.js';
+import { taskFrame } from './listen-frame.js';
+import { renderDetailedTask } from './render.js';
+
+/** One open listen stream, as the hub sees it. */
+export interface ListenWatcher {
+  /** Only a record of this principal is ever written to the stream. */
+  readonly principal: string;
+  /** From `taskFramePrefix(id)`: the stream's own `_meta`. */
+  readonly framePrefix: string;
+  /** Writes one complete SSE frame. */
+  write(frame: string): void;
+}
+
+export interface ListenHubOptions {
+  /** How often every watched task is read again, whether or not a change event said so. */
+  sweepMs?: number;
+  /** Reads in flight at once during a sweep. */
+  sweepBatch?: number;
+}
+
+const DEFAULT_SWEEP_MS = 5_000;
+const DEFAULT_SWEEP_BATCH = 50;
+
+/** What a stream last sent for a task: a read that finds nothing new, or an older state, sends nothing. */
+interface Sent {
+  signature: string;
+  lastUpdatedAt: number;
+}
+
+function sent(task: TaskRecord): Sent {
+  const signature = `${task.lastUpdatedAt}:${task.status}:${task.statusMessage ?? ''}:${Object.keys(task.inputRequests).join(',')}`;
+  return { signature, lastUpdatedAt: task.lastUpdatedAt };
+}
+
+/**
+ * The listen streams of one process share this hub: one store subscription, one read per change
+ * of a watched task however many streams watch it, one render and one stringify per change.
+ *
+ * Redis pub/sub drops what is published while the subscriber reconnects, and the store gives no
+ * per-reconnect signal (`subscriptionReady` settles once). So a slow sweep reads every watched
+ * task again every `sweepMs`: it bounds how late a missed change arrives, needs nothing from the
+ * store but `load`, and covers any other lost message too. Its cost is one read per watched task
+ * (not per stream) per sweep, and it only runs while some stream watches something.
+ */
+export class ListenHub {
+  /** Task id → its watchers → what each last received. */
+  private readonly watched = new Map<string, Map<ListenWatcher, Sent>>();
+  /** Reads in flight per task; `again` asks for one more read after it (changes coalesce). */
+  private readonly reading = new Map<string, { again: boolean; done: Promise<void> }>();
+  /** Snapshot reads in flight, shared by streams that open at the same moment. */
+  private readonly snapshots = new Map<string, Promise<TaskRecord | undefined>>();
+  private readonly sweepMs: number;
+  private readonly sweepBatch: number;
+  private unsubscribe?: Unsubscribe;
+  private sweepTimer?: NodeJS.Timeout;
+  private sweeping = false;
+
+  constructor(
+    private readonly store: TaskStore,
+    options: ListenHubOptions = {},
+  ) {
+    this.sweepMs = options.sweepMs ?? DEFAULT_SWEEP_MS;
+    this.sweepBatch = options.sweepBatch ?? DEFAULT_SWEEP_BATCH;
+  }
+
+  /** The current record, unscoped: the caller checks the principal. */
+  snapshot(taskId: string): Promise<TaskRecord | undefined> {
+    let pending = this.snapshots.get(taskId);
+    if (!pending) {
+      pending = this.store.load(taskId);
+      this.snapshots.set(taskId, pending);
+      const forget = (): void => {
+        this.snapshots.delete(taskId);
+      };
+      pending.then(forget, forget);
+    }
+    return pending;
+  }
+
+  /**
+   * Watches the given snapshots (records of `watcher.principal` it already sent) until each is
+   * terminal. Returns the unwatch, which the stream calls when it closes.
+   */
+  watch(watcher: ListenWatcher, snapshots: readonly TaskRecord[]): () => void {
+    const ids: string[] = [];
+    for (const task of snapshots) {
+      if (isTerminal(task.status)) continue;
+      let watchers = this.watched.get(task.taskId);
+      if (!watchers) {
+        watchers = new Map();
+        this.watched.set(task.taskId, watchers);
+      }
+      watchers.set(watcher, sent(task));
+      ids.push(task.taskId);
+    }
+    if (ids.length === 0) return () => undefined;
+    this.start();
+    // A change between the snapshot read and this registration is caught by one more read.
+    for (const taskId of ids) void this.refresh(taskId);
+    return () => {
+      for (const taskId of ids) {
+        const watchers = this.watched.get(taskId);
+        if (watchers?.delete(watcher) && watchers.size === 0) this.watched.delete(taskId);
+      }
+      this.stopIfIdle();
+    };
+  }
+
+  /** Watched tasks, distinct watchers, and whether the hub holds a store subscription. */
+  stats(): { tasks: number; watchers: number; subscribed: boolean } {
+    const watchers = new Set<ListenWatcher>();
+    for (const map of this.watched.values()) for (const watcher of map.keys()) watchers.add(watcher);
+    return { tasks: this.watched.size, watchers: watchers.size, subscribed: this.unsubscribe !== undefined };
+  }
+
+  private start(): void {
+    if (this.unsubscribe) return;
+    this.unsubscribe = this.store.subscribe((change) => {
+      if (this.watched.has(change.taskId)) void this.refresh(change.taskId);
+    });
+    this.sweepTimer = setInterval(() => void this.sweep(), this.sweepMs);
+    this.sweepTimer.unref();
+  }
+
+  private stopIfIdle(): void {
+    if (this.watched.size > 0 || !this.unsubscribe) return;
+    this.unsubscribe();
+    this.unsubscribe = undefined;
+    clearInterval(this.sweepTimer);
+    this.sweepTimer = undefined;
+  }
+
+  /** One read at a time per task; changes that arrive meanwhile cost one more read, not one each. */
+  private refresh(taskId: string): Promise<void> {
+    const inFlight = this.reading.get(taskId);
+    if (inFlight) {
+      inFlight.again = true;
+      return inFlight.done;
+    }
+    const state = { again: true, done: Promise.resolve() };
+    state.done = (async () => {
+      try {
+        while (state.again && this.watched.has(taskId)) {
+          state.again = false;
+          let task: TaskRecord | undefined;
+          try {
+            task = await this.store.load(taskId);
+          } catch {
+            continue; // A failed read is retried by the next change or sweep.
+          }
+          this.deliver(taskId, task);
+        }
+      } finally {
+        this.reading.delete(taskId);
+      }
+    })();
+    this.reading.set(taskId, state);
+    return state.done;
+  }
+
+  private deliver(taskId: string, task: TaskRecord | undefined): void {
+    const watchers = this.watched.get(taskId);
+    if (!watchers) return;
+    if (!task) {
+      // Expired (or removed): no later change can arrive for it.
+      this.forget(taskId);
+      return;
+    }
+    const latest = sent(task);
+    let json: string | undefined;
+    for (const [watcher, last] of watchers) {
+      if (watcher.principal !== task.principal || last.signature === latest.signature || last.lastUpdatedAt > latest.lastUpdatedAt) continue;
+      watchers.set(watcher, latest);
+      json ??= JSON.stringify(renderDetailedTask(task));
+      watcher.write(taskFrame(watcher.framePrefix, json));
+    }
+    if (isTerminal(task.status)) this.forget(taskId);
+  }
+
+  private forget(taskId: string): void {
+    this.watched.delete(taskId);
+    this.stopIfIdle();
+  }
+
+  private async sweep(): Promise<void> {
+    if (this.sweeping) return;
+    this.sweeping = true;
+    try {
+      const ids = [...this.watched.keys()];
+      for (let i = 0; i < ids.length; i += this.sweepBatch) {
+        await Promise.all(ids.slice(i, i + this.sweepBatch).map((taskId) => this.refresh(taskId)));
+      }
+    } finally {
+      this.sweeping = false;
+    }
+  }
+}
