@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DEMO_TOOL_POLICIES } from '../../../src/demo-upstream/policies.js';
 
 /** Short enough that a killed replica's tasks settle in seconds; long enough not to trip on a loaded host. */
-export const JOB_LOCK_MS = 2_000;
+export const JOB_LOCK_MS = 3_000;
 
 /**
  * The demo policies with tasks created at once for slow_compute (no auto window to wait out),
