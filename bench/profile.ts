@@ -1,5 +1,5 @@
 /**
- * Profiles the shim under one load: `node --import tsx bench/profile.ts [tasks-get|create|listen-idle] [seconds]`.
+ * Profiles the shim under one load: `node --import tsx bench/profile.ts [tasks-get|create|passthrough] [seconds]`.
  * Starts Redis, the demo upstream and a shim with --cpu-prof, drives it with autocannon, stops the
  * shim (which writes the .cpuprofile) and prints the top self-time functions.
  */
@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLoad } from './lib/load.js';
-import { mustResult, sep2663 } from './lib/mcp.js';
+import { legacy, mustResult, openLegacySession, sep2663 } from './lib/mcp.js';
 import { ROOT, sleep } from './lib/proc.js';
 import { policyFile, startRedis, startShim, startUpstream } from './lib/servers.js';
 
@@ -20,7 +20,12 @@ const shim = await startShim({ upstream: upstream.url, redis: redis.url, policy:
 try {
   const created = await mustResult(shim.url, sep2663('tools/call', { name: 'greet', arguments: { name: 'prof' } }));
   await sleep(500);
-  const req = what === 'create' ? sep2663('tools/call', { name: 'greet', arguments: { name: 'prof' } }) : sep2663('tasks/get', { taskId: created.taskId });
+  const req =
+    what === 'create'
+      ? sep2663('tools/call', { name: 'greet', arguments: { name: 'prof' } })
+      : what === 'passthrough'
+        ? legacy('ping', undefined, await openLegacySession(shim.url))
+        : sep2663('tasks/get', { taskId: created.taskId });
   const result = await runLoad({ url: shim.url, connections: 32, durationS: Number(seconds), headers: req.headers, body: req.body });
   console.log(`${what}: ${Math.round(result.rps)} req/s p50 ${result.p50} ms p99 ${result.p99} ms`);
 } finally {

@@ -9,6 +9,7 @@ import { writeReply } from '../../http/write-reply.js';
 import { parsePushId } from './constants.js';
 import type { LegacyDeps } from './deps.js';
 import { initialize } from './initialize.js';
+import { SessionCache } from './session-cache.js';
 import { rewriteToolsList } from './tools-list.js';
 import { serveGetStream, serveResultStream } from './streams.js';
 import { LegacyTaskMethods, parseParams } from './task-methods.js';
@@ -18,6 +19,9 @@ import { MAX_TASK_ID_LENGTH, type StreamSlot } from '../../core/limits.js';
 
 const TaskIdParams = z.looseObject({ taskId: TaskIdString });
 
+/** Methods the shim answers from the task store; every other message of a session is forwarded. */
+const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel', 'tasks/create', 'tasks/status']);
+
 /**
  * The legacy wires (MCP 2025-11-25 tasks and the tasks/create dialect) on the session
  * transport. The shim owns the client's session; everything that is not a task reaches the
@@ -25,9 +29,11 @@ const TaskIdParams = z.looseObject({ taskId: TaskIdString });
  */
 export class LegacyAdapter implements LegacyEndpoint {
   private readonly methods: LegacyTaskMethods;
+  private readonly sessions: SessionCache;
 
   constructor(private readonly deps: LegacyDeps) {
     this.methods = new LegacyTaskMethods(deps);
+    this.sessions = new SessionCache(deps.sessions, deps.sessionIdleTtlMs);
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, parsed: unknown, principal: string): Promise<void> {
@@ -48,7 +54,8 @@ export class LegacyAdapter implements LegacyEndpoint {
       if (message.kind === 'request' && message.message.method === 'initialize') {
         return initialize(this.deps, message.message, principal, res);
       }
-      const session = await this.session(req, principal);
+      const forwardable = message.kind !== 'request' || !TASK_METHODS.has(message.message.method);
+      const session = await this.session(req, principal, forwardable);
       if (!isSession(session)) return session;
       switch (message.kind) {
         case 'response':
@@ -65,6 +72,7 @@ export class LegacyAdapter implements LegacyEndpoint {
     if (!isSession(session)) return session;
     if (req.method === 'GET') return this.get(req, res, session);
     if (req.method === 'DELETE') {
+      this.sessions.forget(session.sessionId);
       await this.deps.sessions.delete(session.sessionId);
       if (session.upstreamSessionId) {
         void fetch(this.deps.upstreamUrl, { method: 'DELETE', headers: { ...this.deps.upstreamHeaders, 'mcp-session-id': session.upstreamSessionId } }).catch(() => undefined);
@@ -75,12 +83,12 @@ export class LegacyAdapter implements LegacyEndpoint {
   }
 
   /** 400 without a session id, 404 for an unknown or foreign one (a session is its principal's). */
-  private async session(req: IncomingMessage, principal: string): Promise<SessionRecord | Reply> {
+  private async session(req: IncomingMessage, principal: string, forwardable = false): Promise<SessionRecord | Reply> {
     const header = req.headers['mcp-session-id'];
     if (typeof header !== 'string' || header === '') {
       return json(400, errorResponse(null, new InvalidRequestError('Mcp-Session-Id header is required (initialize first)')));
     }
-    const session = await this.deps.sessions.get(header, this.deps.sessionIdleTtlMs);
+    const session = await (forwardable ? this.sessions.get(header) : this.sessions.read(header));
     if (!session || session.principal !== principal) {
       return json(404, errorResponse(null, new ShimError(-32001, 'Session not found')));
     }

@@ -1,62 +1,79 @@
-import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
-import httpProxy from 'http-proxy';
+import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
-interface Route {
-  clientSessionId?: string;
-}
+/** Hop-by-hop headers (RFC 9110 §7.6.1) belong to one connection and are never forwarded. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+/** The client's credentials are for the shim; the upstream gets the shim's own, never the client's. */
+const CLIENT_ONLY = new Set(['authorization', 'cookie', 'host', 'content-length', 'mcp-session-id']);
 
 /**
- * Legacy requests the shim does not answer itself go to the upstream unchanged through
- * http-proxy: only the session id is swapped (client's ↔ upstream's), bodies stream through.
+ * Legacy requests the shim does not answer itself go to the upstream unchanged: only the session
+ * id is swapped (client's ↔ upstream's) and the credentials are the shim's. The body was read
+ * already (to classify the message), so it is written in one piece; the answer, JSON or an SSE
+ * stream, is piped back as it arrives. A plain node:http request on a keep-alive agent: measured
+ * against http-proxy in docs/benchmarks.md (Passthrough).
  */
 export class Passthrough {
-  // Without an agent http-proxy opens a new upstream connection per request (measured: half the throughput).
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: 256 });
-  private readonly proxy = httpProxy.createProxyServer({ ignorePath: true, proxyTimeout: 0, xfwd: false, agent: this.agent });
-  private readonly routes = new WeakMap<IncomingMessage, Route>();
+  private readonly target: URL;
+  private readonly agent: HttpAgent;
+  private readonly send: typeof httpRequest;
 
   constructor(
-    private readonly upstreamUrl: string,
+    upstreamUrl: string,
     /** The shim's own credentials at the upstream (lower-case names, so they replace the client's). */
     private readonly upstreamHeaders: Readonly<Record<string, string>> = {},
   ) {
-    this.proxy.on('proxyRes', (proxyRes, req) => {
-      const route = this.routes.get(req);
-      if (route?.clientSessionId && proxyRes.headers['mcp-session-id'] !== undefined) {
-        proxyRes.headers['mcp-session-id'] = route.clientSessionId;
-      }
-    });
-    this.proxy.on('error', (err, _req, res) => {
-      const response = res as ServerResponse;
-      if ('headersSent' in response && !response.headersSent) {
-        response.writeHead(502, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: `Upstream unreachable: ${err.message}` } }));
-      } else {
-        response.destroy?.();
-      }
-    });
+    this.target = new URL(upstreamUrl);
+    const https = this.target.protocol === 'https:';
+    this.agent = https ? new HttpsAgent({ keepAlive: true, maxSockets: 256 }) : new HttpAgent({ keepAlive: true, maxSockets: 256 });
+    this.send = https ? (httpsRequest as typeof httpRequest) : httpRequest;
   }
 
   /** Forwards `req` (whose body, if already read, is `body`) within the client's upstream session. */
   forward(req: IncomingMessage, res: ServerResponse, session: { clientSessionId?: string; upstreamSessionId?: string }, body?: Buffer): void {
-    this.routes.set(req, { clientSessionId: session.clientSessionId });
-    const headers: Record<string, string> = { ...this.upstreamHeaders };
+    const headers = withoutHeaders(req.headers, CLIENT_ONLY);
+    Object.assign(headers, this.upstreamHeaders);
     if (session.upstreamSessionId) headers['mcp-session-id'] = session.upstreamSessionId;
-    else delete req.headers['mcp-session-id'];
-    // The client's credential is for the shim; the upstream gets the shim's own, never the client's.
-    delete req.headers.authorization;
-    delete req.headers.cookie;
-    this.proxy.web(req, res, {
-      target: this.upstreamUrl,
-      changeOrigin: true,
-      headers,
-      buffer: body ? Readable.from([body]) : undefined,
+    if (body) headers['content-length'] = body.length;
+    const outgoing = this.send(
+      this.target,
+      { method: req.method, headers, agent: this.agent },
+      (upstream) => {
+        const answer = withoutHeaders(upstream.headers);
+        if (session.clientSessionId && upstream.headers['mcp-session-id'] !== undefined) answer['mcp-session-id'] = session.clientSessionId;
+        res.writeHead(upstream.statusCode ?? 502, answer);
+        // An SSE answer is flushed event by event; piping does that as the chunks arrive.
+        upstream.pipe(res);
+        upstream.on('error', () => res.destroy());
+      },
+    );
+    // A client that goes away stops the upstream request (and the upstream sees the cancel).
+    res.once('close', () => {
+      if (!res.writableFinished) outgoing.destroy();
     });
+    outgoing.on('error', (err) => {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      res.writeHead(502, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: `Upstream unreachable: ${err.message}` } }));
+    });
+    if (body) outgoing.end(body);
+    else req.pipe(outgoing);
   }
 
   close(): void {
-    this.proxy.close();
     this.agent.destroy();
   }
+}
+
+function withoutHeaders(incoming: IncomingHttpHeaders, also?: ReadonlySet<string>): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders = {};
+  for (const name in incoming) {
+    if (HOP_BY_HOP.has(name) || also?.has(name)) continue;
+    const value = incoming[name];
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
 }
