@@ -87,13 +87,8 @@ async function route(req: IncomingMessage, res: ServerResponse, options: McpEndp
     return json(400, errorResponse(null, new InvalidRequestError('this endpoint serves MCP 2026-07-28 only')));
   }
 
-  const abort = new AbortController();
-  // A client that closes its response early cancels the request (and an unannounced task).
-  res.once('close', () => {
-    if (!res.writableFinished) abort.abort();
-  });
   const startedAt = performance.now();
-  const reply = await options.sep2663.handle({ headers: req.headers, body: parsed, principal, signal: abort.signal });
+  const reply = await options.sep2663.handle({ headers: req.headers, body: parsed, principal, signal: closeSignal(res) });
   options.observe?.(req, res, parsed, principal, reply, startedAt);
   return reply;
 }
@@ -108,6 +103,24 @@ const UNAUTHORIZED = {
 function unauthorized(reason: Extract<AuthOutcome, { rejected: string }>['rejected']): Reply {
   const { message, challenge } = UNAUTHORIZED[reason];
   return json(401, errorResponse(null, new InvalidRequestError(message)), { 'www-authenticate': challenge });
+}
+
+/**
+ * A client that closes its response early cancels the request (and an unannounced task). Only
+ * methods that wait on something take the signal, so the controller and its listener are made on
+ * first use: a tasks/get never pays for them.
+ */
+function closeSignal(res: ServerResponse): () => AbortSignal {
+  let abort: AbortController | undefined;
+  return () => {
+    if (!abort) {
+      abort = new AbortController();
+      const controller = abort;
+      if (res.destroyed && !res.writableFinished) controller.abort();
+      else res.once('close', () => !res.writableFinished && controller.abort());
+    }
+    return abort.signal;
+  };
 }
 
 function acceptsAnswer(accept: string | undefined): boolean {

@@ -53,6 +53,7 @@ export function classify(json: unknown): JsonRpcMessage {
   if (obj.jsonrpc !== '2.0') throw new InvalidRequestError('jsonrpc must be "2.0"');
   if ('method' in obj) {
     if ('id' in obj) {
+      if (isWellFormedRequest(obj)) return { kind: 'request', message: { jsonrpc: '2.0', id: obj.id, method: obj.method, params: obj.params } };
       const parsed = Request.safeParse(obj);
       if (!parsed.success) throw new InvalidRequestError(describe(parsed.error));
       return { kind: 'request', message: parsed.data };
@@ -79,6 +80,24 @@ export function errorResponse(id: JsonRpcId | null, error: ShimError): { jsonrpc
 
 export function resultResponse(id: JsonRpcId, result: Record<string, unknown>): { jsonrpc: '2.0'; id: JsonRpcId; result: Record<string, unknown> } {
   return { jsonrpc: '2.0', id, result };
+}
+
+/**
+ * The common case, checked by hand: zod's parse copies the params of every request on the hot
+ * path. Anything this does not accept goes through the schema, which words the error.
+ */
+function isWellFormedRequest(obj: Record<string, unknown>): obj is JsonRpcRequest & Record<string, unknown> {
+  const { id, method, params } = obj;
+  return (
+    (typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id))) &&
+    typeof method === 'string' &&
+    method.length > 0 &&
+    (params === undefined || isRecord(params))
+  );
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function describe(error: z.ZodError): string {

@@ -30,7 +30,7 @@ import { checkHeaders, checkParamHeaders } from './headers.js';
 import { ListenHub } from './listen-hub.js';
 import { serveListen } from './listen.js';
 import { renderCreateTaskResult, renderDetailedTask } from './render.js';
-import { ListenParams, RequestMeta, TaskIdParams, TasksUpdateParams, ToolsCallParams } from './schemas.js';
+import { ListenParams, plainTaskId, readMeta, TaskIdParams, TasksUpdateParams, ToolsCallParams } from './schemas.js';
 import { httpStatusFor } from './status.js';
 
 export interface UpstreamRequester {
@@ -56,7 +56,8 @@ export interface Sep2663Request {
   headers: IncomingHttpHeaders;
   body: unknown;
   principal: string;
-  signal: AbortSignal;
+  /** Aborts when the client goes away; made on first use (see closeSignal in mcp-endpoint). */
+  signal: () => AbortSignal;
 }
 
 interface Call {
@@ -65,7 +66,7 @@ interface Call {
   params: Record<string, unknown>;
   ctx: CallContext;
   headers: IncomingHttpHeaders;
-  signal: AbortSignal;
+  signal: () => AbortSignal;
 }
 
 type MethodHandler = (call: Call) => Promise<Record<string, unknown> | StreamAnswer>;
@@ -129,13 +130,12 @@ export class Sep2663Handler {
     const message = classify(input.body);
     if (message.kind === 'response') throw new InvalidRequestError('a client never POSTs a JSON-RPC response on this wire');
     const params = message.message.params ?? {};
-    const meta = RequestMeta.safeParse(params);
-    if (!meta.success) {
+    const metaData = readMeta(params);
+    if (!metaData) {
       throw new InvalidParamsError(
         `Missing or invalid _meta: ${META.protocolVersion} and ${META.clientCapabilities} are required on every request`,
       );
     }
-    const metaData = meta.data._meta;
     const version = metaData[META.protocolVersion];
     checkHeaders(input.headers, message.message.method, params, version);
     if (!(SUPPORTED_VERSIONS as readonly string[]).includes(version)) throw new UnsupportedVersionError(version, SUPPORTED_VERSIONS);
@@ -174,6 +174,8 @@ export class Sep2663Handler {
   }
 
   private async toolsCall(call: Call): Promise<Record<string, unknown>> {
+    // Taken before the first await, so that a client gone by then still aborts the call.
+    const signal = call.signal();
     const params = parse(ToolsCallParams, call.params);
     const args = params.arguments ?? {};
     checkParamHeaders(call.headers, await this.options.catalog.get(params.name), args);
@@ -184,7 +186,7 @@ export class Sep2663Handler {
       name: params.name,
       arguments: args,
       optedIn: declaresTasks(call.ctx.clientCapabilities),
-      signal: call.signal,
+      signal,
       retry:
         params.requestState === undefined
           ? undefined
@@ -204,7 +206,7 @@ export class Sep2663Handler {
 
   private async tasksGet(call: Call): Promise<Record<string, unknown>> {
     requireTasks(call);
-    const { taskId } = parse(TaskIdParams, call.params);
+    const taskId = plainTaskId(call.params) ?? parse(TaskIdParams, call.params).taskId;
     return renderDetailedTask(await this.options.service.getTask(call.ctx.principal, taskId));
   }
 
@@ -250,7 +252,7 @@ export class Sep2663Handler {
   private async translate(method: string, call: Call): Promise<Record<string, unknown>> {
     const route = TRANSLATED[method] as { schema: z.ZodType; cache?: 'public' | 'private' };
     const { _meta: _dropped, ...params } = call.params;
-    const result = (await this.options.upstream.request(method, params, route.schema, call.signal).catch((err: unknown) => {
+    const result = (await this.options.upstream.request(method, params, route.schema, call.signal()).catch((err: unknown) => {
       // A method the upstream does not serve is unknown here too: -32601 with its 404 (§6).
       if (err instanceof UpstreamRpcError && err.code === ErrorCode.MethodNotFound) throw new MethodNotFoundError(method, 'not served by the upstream');
       throw err;
@@ -262,9 +264,11 @@ export class Sep2663Handler {
     return { ttlMs: scope === 'private' ? 0 : (this.options.cacheTtlMs ?? 60_000), cacheScope: scope };
   }
 
+  /** Adds serverInfo to the `_meta` of a result object the caller just built (so it is changed in place). */
   private withServerInfo(result: Record<string, unknown>): Record<string, unknown> {
-    const meta = (result._meta as Record<string, unknown> | undefined) ?? {};
-    return { ...result, _meta: { ...meta, [META.serverInfo]: this.options.serverInfo } };
+    const meta = result._meta as Record<string, unknown> | undefined;
+    result._meta = meta ? { ...meta, [META.serverInfo]: this.options.serverInfo } : { [META.serverInfo]: this.options.serverInfo };
+    return result;
   }
 
   private fail(id: JsonRpcId | null, err: unknown, stage: 'envelope' | 'handler'): Reply {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_TASK_ID_LENGTH, TASK_ID_TOO_LONG } from '../../core/limits.js';
+import { isRecord } from '../jsonrpc/message.js';
 import { TaskIdString } from '../task-id.js';
 import { META } from './constants.js';
 
@@ -16,6 +17,26 @@ const Meta = z.looseObject({
 /** Step 3 of §19: the two required `_meta` keys. */
 export const RequestMeta = z.looseObject({ _meta: Meta });
 export type RequestMeta = z.infer<typeof Meta>;
+
+/**
+ * The `_meta` of a request, or undefined when it lacks a required key. Checked by hand first:
+ * every request carries it, and zod's parse would copy it each time.
+ */
+export function readMeta(params: Record<string, unknown>): RequestMeta | undefined {
+  const meta = params._meta;
+  if (isRecord(meta) && typeof meta[META.protocolVersion] === 'string' && isRecord(meta[META.clientCapabilities])) {
+    const info = meta[META.clientInfo];
+    if (info === undefined || (isRecord(info) && typeof info.name === 'string' && typeof info.version === 'string')) return meta as RequestMeta;
+  }
+  const parsed = RequestMeta.safeParse(params);
+  return parsed.success ? parsed.data._meta : undefined;
+}
+
+/** A well-formed `taskId` param without zod (the tasks/get hot path); undefined sends the caller to the schema for the error. */
+export function plainTaskId(params: Record<string, unknown>): string | undefined {
+  const taskId = params.taskId;
+  return typeof taskId === 'string' && taskId.length > 0 && taskId.length <= MAX_TASK_ID_LENGTH ? taskId : undefined;
+}
 
 export const ToolsCallParams = z.looseObject({
   name: z.string().min(1),
