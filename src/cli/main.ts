@@ -14,7 +14,14 @@ Options:
   --redis URL       Redis task store, shared by replicas (env REDIS_URL); default: embedded, one process
   --redis-cluster   --redis lists seed nodes (comma-separated) of a Redis Cluster (env SHIM_REDIS_CLUSTER)
   --policy FILE     per-tool task policies, JSON (env SHIM_POLICY_FILE)
-  --tokens FILE     bearer tokens → principals, JSON (env SHIM_TOKENS_FILE); default: no auth
+  --auth MODE       none | tokens | jwt (env SHIM_AUTH); default: from the key material given, else none
+  --tokens FILE     bearer tokens → principals, JSON (env SHIM_TOKENS_FILE)
+  --jwt-secret-file FILE  HS256 secret for JWT bearer tokens (env SHIM_JWT_SECRET_FILE, or SHIM_JWT_SECRET)
+  --jwks FILE       RS256 public keys (JWKS) for JWT bearer tokens, chosen by kid (env SHIM_JWKS_FILE)
+  --jwt-principal-claim C  the claim that names the principal (default sub, env SHIM_JWT_PRINCIPAL_CLAIM)
+  --jwt-issuer I    required iss (env SHIM_JWT_ISSUER)
+  --jwt-audience A  required aud (env SHIM_JWT_AUDIENCE)
+  --upstream-headers-file FILE  headers the shim sends the upstream, JSON (env SHIM_UPSTREAM_HEADERS_FILE or SHIM_UPSTREAM_HEADERS)
   --deprecation T   Deprecation header on old-API responses: ISO date/time or @epoch (env SHIM_LEGACY_DEPRECATION)
   --sunset T        Sunset header on old-API responses: ISO date/time (env SHIM_LEGACY_SUNSET)
   --migration-guide URL  Link from those headers (env SHIM_MIGRATION_GUIDE_URL)
