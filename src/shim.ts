@@ -136,7 +136,11 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   const sep2663 = new Sep2663Handler({
     service,
     catalog,
-    upstream: { listTools: () => pool.listTools() as never, request: (m, p, s, signal) => pool.request(m, p, s, signal) },
+    upstream: {
+      listTools: () => pool.listTools() as never,
+      capabilities: () => pool.capabilities(),
+      request: (m, p, s, signal) => pool.request(m, p, s, signal),
+    },
     serverInfo: { name: config.serverName, version: config.serverVersion },
     instructions: 'Long-running tools may answer with a task handle; poll it with tasks/get.',
     keepAliveMs: config.listenKeepAliveMs,

@@ -55,6 +55,7 @@ export class UpstreamPool {
   private readonly idle: PooledClient[] = [];
   private readonly all = new Set<PooledClient>();
   private closed = false;
+  private serverCapabilities: Record<string, unknown> | undefined;
 
   constructor(private readonly options: UpstreamPoolOptions) {}
 
@@ -91,6 +92,12 @@ export class UpstreamPool {
   /** A plain request translated for a stateless client (resources, prompts, ping). */
   async request<S extends z.ZodType>(method: string, params: Record<string, unknown> | undefined, schema: S, signal?: AbortSignal): Promise<z.infer<S>> {
     return this.withClient(({ client }) => client.request({ method, params } as never, schema as never, { signal }) as Promise<z.infer<S>>);
+  }
+
+  /** What the upstream said it serves when a client connected (the same for every session). */
+  async capabilities(): Promise<Record<string, unknown>> {
+    this.serverCapabilities ??= await this.withClient(async ({ client }) => (client.getServerCapabilities() ?? {}) as Record<string, unknown>);
+    return this.serverCapabilities;
   }
 
   async ping(): Promise<boolean> {

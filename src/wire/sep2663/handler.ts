@@ -35,6 +35,8 @@ import { httpStatusFor } from './status.js';
 
 export interface UpstreamRequester {
   listTools(): Promise<Array<Record<string, unknown>>>;
+  /** The upstream's server capabilities (from its initialize result). */
+  capabilities(): Promise<Record<string, unknown>>;
   request<S extends z.ZodType>(method: string, params: Record<string, unknown> | undefined, schema: S, signal?: AbortSignal): Promise<z.infer<S>>;
 }
 
@@ -92,7 +94,7 @@ export class Sep2663Handler {
   constructor(private readonly options: Sep2663Options) {
     this.listenHub = new ListenHub(options.service.store);
     this.methods = {
-      'server/discover': async () => this.discover(),
+      'server/discover': () => this.discover(),
       ping: async () => ({}),
       'tools/list': async () => this.toolsList(),
       'tools/call': (call) => this.toolsCall(call),
@@ -152,13 +154,17 @@ export class Sep2663Handler {
     return { id: message.message.id, request: message.message, params, ctx, headers: input.headers, signal: input.signal };
   }
 
-  private discover(): Record<string, unknown> {
+  private async discover(): Promise<Record<string, unknown>> {
+    const upstream = await this.options.upstream.capabilities();
+    // Only what the upstream serves, and what we translate for a stateless client: no list-changed
+    // or subscription pushes (there is no session to push on besides listen).
+    const served: Record<string, unknown> = {};
+    for (const name of ['resources', 'prompts', 'completions'] as const) if (upstream[name]) served[name] = {};
     return {
       supportedVersions: [...DISCOVER_VERSIONS],
       capabilities: {
         tools: { listChanged: false },
-        resources: {},
-        prompts: {},
+        ...served,
         extensions: { [TASKS_EXTENSION]: {} },
       },
       ...(this.options.instructions ? { instructions: this.options.instructions } : {}),

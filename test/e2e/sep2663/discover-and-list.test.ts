@@ -18,6 +18,13 @@ describe.each(STORES)('server/discover and tools/list (%s store)', (store) => {
     expect(result.capabilities).not.toHaveProperty('tasks');
   });
 
+  it('server/discover advertises only what the upstream serves: the demo serves tools, no resources or prompts', async () => {
+    const result = await client().result('server/discover');
+    expect(result.capabilities.tools).toBeDefined();
+    expect(result.capabilities).not.toHaveProperty('resources');
+    expect(result.capabilities).not.toHaveProperty('prompts');
+  });
+
   it('server/discover answers resultType complete, supportedVersions with 2026-07-28, integer ttlMs and a cacheScope', async () => {
     const result = await client().result('server/discover');
     expect(result.resultType).toBe('complete');
