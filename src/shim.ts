@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { ShimConfig } from './config/schema.js';
 import { systemClock } from './core/ports.js';
 import { TaskService } from './core/task-service.js';
@@ -26,7 +26,7 @@ import { Passthrough } from './wire/legacy/passthrough.js';
 import { Sep2663Handler } from './wire/sep2663/handler.js';
 
 export interface Shim {
-  /** The MCP endpoint, e.g. `http://127.0.0.1:8080/mcp`. */
+  /** The MCP endpoint, e.g. `http://127.0.0.1:8080/mcp`; a `worker` replica's server root (it serves no /mcp). */
   url: string;
   server: Server;
   store: TaskStore;
@@ -59,6 +59,12 @@ function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promi
   ]).finally(() => clearTimeout(timer));
 }
 
+/** A `worker` replica answers MCP requests with a 404 that says where they belong. */
+async function notServedHere(_req: IncomingMessage, res: ServerResponse): Promise<void> {
+  res.writeHead(404, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ error: 'this replica runs task jobs only (role worker); send MCP requests to an api or all replica' }));
+}
+
 /**
  * The composition root: one replica of the shim. Everything a replica shares with the others
  * lives in the store and the queue; nothing here is state another replica needs.
@@ -70,7 +76,8 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   const store: TaskStore = config.redisUrl
     ? new RedisTaskStore({ url: config.redisUrl, cluster: config.redisCluster, prefix: config.redisPrefix })
     : new EmbeddedTaskStore();
-  const sessions: SessionStore = config.redisUrl
+  // A worker serves no sessions; the embedded store is passive and opens no connection.
+  const sessions: SessionStore = config.redisUrl && config.role !== 'worker'
     ? new RedisSessionStore({ url: config.redisUrl, cluster: config.redisCluster, prefix: config.redisPrefix })
     : new EmbeddedSessionStore();
   const queue: WorkQueue = config.redisUrl
@@ -131,7 +138,8 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
       throw err;
     },
   );
-  queue.start(runner.process);
+  // An `api` replica only queues: workers elsewhere take its jobs (docs/operations.md, "Replica roles").
+  if (config.role !== 'api') queue.start(runner.process);
 
   const sep2663 = new Sep2663Handler({
     service,
@@ -161,7 +169,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     streams,
     hooks: observability.legacyHooks,
   });
-  const handleMcp = createMcpEndpoint({
+  const handleMcp = config.role === 'worker' ? notServedHere : createMcpEndpoint({
     sep2663,
     legacy,
     authenticate,
@@ -176,7 +184,9 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     (err) => log(`unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
   );
 
-  app.use(observability.routes);
+  // A worker's traffic figures are its jobs: /metrics only, the dashboard is the api replicas'.
+  if (config.role === 'worker') app.get('/metrics', observability.routes);
+  else app.use(observability.routes);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -186,7 +196,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
 
   return {
-    url: `http://${host}:${port}${MCP_PATH}`,
+    url: `http://${host}:${port}${config.role === 'worker' ? '/' : MCP_PATH}`,
     server,
     store,
     async close() {

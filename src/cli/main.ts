@@ -9,6 +9,8 @@ const USAGE = `Usage:
   mcp-tasks-shim codemod <path> [options]        migrate client code to SEP-2663 (codemod --help)
 
 Options:
+  --role R          all (default): serve /mcp and run task jobs; api: serve /mcp, queue jobs only;
+                    worker: run task jobs only (no /mcp). api and worker need --redis (env SHIM_ROLE)
   --port N          listen port (default 8080, env PORT)
   --host H          listen address (default 127.0.0.1, env HOST)
   --redis URL       Redis task store, shared by replicas (env REDIS_URL); default: embedded, one process
@@ -92,6 +94,7 @@ async function main(argv: string[]): Promise<number> {
   }
   process.stdout.write(`mcp-tasks-shim listening on ${shim.url}\n`);
   process.stdout.write(`  upstream: ${upstreamUrl}${demo ? ' (demo upstream)' : ''}\n`);
+  if (config.role !== 'all') process.stdout.write(`  role:     ${config.role === 'api' ? 'api (serves /mcp; workers run its task jobs)' : 'worker (runs task jobs; no /mcp)'}\n`);
   process.stdout.write(`  store:    ${config.redisUrl ? `redis ${redact(config.redisUrl)}` : 'embedded (single process)'}\n`);
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {

@@ -15,6 +15,7 @@ export class ConfigError extends Error {
 
 /** Environment variable → config key. Flags override these; both override the defaults. */
 const ENV_KEYS: ReadonlyArray<[string, keyof ShimConfig, Kind]> = [
+  ['SHIM_ROLE', 'role', 'string'],
   ['PORT', 'port', 'int'],
   ['HOST', 'host', 'string'],
   ['UPSTREAM_URL', 'upstreamUrl', 'string'],
@@ -47,6 +48,7 @@ const ENV_KEYS: ReadonlyArray<[string, keyof ShimConfig, Kind]> = [
 type Kind = 'string' | 'int' | 'list' | 'bool';
 
 const FLAGS = {
+  role: { type: 'string' },
   port: { type: 'string' },
   host: { type: 'string' },
   upstream: { type: 'string' },
@@ -96,6 +98,7 @@ export function loadConfig({ argv, env, base = {} }: LoadInput): Loaded {
     if (value === undefined || value === '') continue;
     setParsed(raw, key, parseValue(`${name}`, value, kind, problems));
   }
+  if (flags.role !== undefined) raw.role = flags.role;
   if (flags.port !== undefined) setParsed(raw, 'port', parseValue('--port', flags.port, 'int', problems));
   if (flags.host !== undefined) raw.host = flags.host;
   if (flags.upstream !== undefined) raw.upstreamUrl = flags.upstream;

@@ -44,7 +44,13 @@ const redisUrls = z.string().superRefine((value, ctx) => {
   }
 });
 
+/** What one replica does (docs/operations.md, "Replica roles"). */
+export const SHIM_ROLES = ['all', 'api', 'worker'] as const;
+export type ShimRole = (typeof SHIM_ROLES)[number];
+
 export const ConfigSchema = z.strictObject({
+  /** `all`: serves /mcp and runs task jobs; `api`: serves /mcp, queues jobs; `worker`: runs jobs, no /mcp. */
+  role: z.enum(SHIM_ROLES, { error: `must be one of ${SHIM_ROLES.join(', ')}` }),
   port: z.number().int().min(0).max(65_535),
   host: z.string().min(1),
   /** Absent: `npm start` runs the demo upstream in-process and fronts it. */
@@ -87,11 +93,14 @@ export const ConfigSchema = z.strictObject({
   .superRefine((c, ctx) => {
     if (c.redisCluster && !c.redisUrl) ctx.addIssue({ code: 'custom', message: 'a Redis Cluster needs its seed node URLs in redisUrl', path: ['redisCluster'] });
     if (!c.redisCluster && c.redisUrl?.includes(',')) ctx.addIssue({ code: 'custom', message: 'several URLs are seed nodes of a Redis Cluster: set redisCluster too', path: ['redisUrl'] });
+    // Without Redis there is no shared queue: an api replica's jobs would never run, a worker would have none.
+    if (c.role !== 'all' && !c.redisUrl) ctx.addIssue({ code: 'custom', message: `role '${c.role}' needs Redis (redisUrl / --redis / REDIS_URL): api and worker replicas share the task queue there`, path: ['role'] });
   });
 
 export type ShimConfig = z.infer<typeof ConfigSchema>;
 
 export const DEFAULT_CONFIG: ShimConfig = {
+  role: 'all',
   port: 8080,
   host: '127.0.0.1',
   redisPrefix: 'mts',

@@ -102,6 +102,18 @@ describe('mcp-tasks-shim CLI configuration errors exit 2 with a clear message', 
     await expectConfigError(['serve', '--upstream', UPSTREAM], { REDIS_URL: 'http://x' }, /redisUrl: must be a redis:\/\/ or rediss:\/\/ URL/);
   });
 
+  it('--role api without Redis', async () => {
+    await expectConfigError(['serve', '--upstream', UPSTREAM, '--role', 'api'], {}, /role: role 'api' needs Redis/);
+  });
+
+  it('SHIM_ROLE=worker without Redis', async () => {
+    await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_ROLE: 'worker' }, /role: role 'worker' needs Redis/);
+  });
+
+  it('--role primary', async () => {
+    await expectConfigError(['serve', '--upstream', UPSTREAM, '--role', 'primary', '--redis', 'redis://127.0.0.1:6379'], {}, /role: must be one of all, api, worker/);
+  });
+
   it('an upstream that is not an http(s) URL', async () => {
     await expectConfigError(['serve', '--upstream', 'ftp://example.com/mcp'], {}, /upstreamUrl: must be an http:\/\/ or https:\/\/ URL/);
   });
