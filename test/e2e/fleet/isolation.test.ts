@@ -186,6 +186,21 @@ describe(`another principal's ${FOREIGN_COUNT} task ids and ${RANDOM_COUNT} rand
         await expectAllLikeUnknown(`legacy ${method}`, legacy(method));
       });
     }
+
+    it('take an answer to a pushed input request (the legacy update) exactly as for an unknown id: 202, nothing settled', { timeout: 120_000 }, async () => {
+      const answer = (taskId: string): { headers: Record<string, string>; body: string } => ({
+        headers: session.headers(),
+        body: JSON.stringify({ jsonrpc: '2.0', id: `task:${taskId}:${SEED_KEY}`, result: ANSWER[SEED_KEY] }),
+      });
+      const expected = await send(0, answer(newTaskId()));
+      expect(expected.status).toBe(202);
+      const mismatches: string[] = [];
+      await forEachParallel([...foreign, ...random], PARALLEL, async (taskId, n) => {
+        const got = await send(n, answer(taskId));
+        if (got.status !== expected.status || got.text !== expected.text) mismatches.push(`${taskId}: HTTP ${got.status} ${got.text}`);
+      });
+      expect(mismatches.slice(0, 5), `${mismatches.length} answers differ from the unknown id's`).toEqual([]);
+    });
   });
 
   it('changed nothing in any of those tasks', { timeout: 60_000 }, async () => {
