@@ -2,6 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startRedis, type RedisServer } from '../../test/support/redis-server.js';
+import { get } from './http.js';
 import { ROOT, spawnServer, type Served } from './proc.js';
 
 export { startRedis, type RedisServer };
@@ -26,14 +27,25 @@ export interface ShimStart {
   policy: string;
   env?: Record<string, string>;
   cpuProfDir?: string;
+  /** Absent: `all`, the API and the worker in one process. */
+  role?: 'api' | 'worker';
 }
 
 export function startShim(o: ShimStart): Promise<Served> {
+  const role = o.role ? ['--role', o.role] : [];
   return spawnServer(
-    'shim',
-    [join(ROOT, 'bin/mcp-tasks-shim.js'), 'serve', '--upstream', o.upstream, '--redis', o.redis, '--port', '0', '--policy', o.policy],
+    o.role ? `shim (${o.role})` : 'shim',
+    [join(ROOT, 'bin/mcp-tasks-shim.js'), 'serve', '--upstream', o.upstream, '--redis', o.redis, '--port', '0', '--policy', o.policy, ...role],
     { ready: /mcp-tasks-shim listening on (\S+)/, env: o.env, cpuProfDir: o.cpuProfDir },
   );
+}
+
+/** The shim's `mcp_shim_queue_depth` gauge (jobs waiting or running in its queue), from its /metrics. */
+export async function queueDepth(shimUrl: string): Promise<number> {
+  const reply = await get(new URL('/metrics', shimUrl).href);
+  const match = /^mcp_shim_queue_depth(?:\{[^}]*\})? (\d+)/m.exec(reply.text);
+  if (reply.status !== 200 || !match) throw new Error(`no mcp_shim_queue_depth at ${shimUrl}: HTTP ${reply.status}`);
+  return Number(match[1]);
 }
 
 export function startSdkBaseline(): Promise<Served> {
