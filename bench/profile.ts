@@ -1,5 +1,5 @@
 /**
- * Profiles the shim under one load: `node --import tsx bench/profile.ts [tasks-get|create|passthrough] [seconds]`.
+ * Profiles the shim under one load: `node --import tsx bench/profile.ts [tasks-get|create|create-api|passthrough] [seconds]`.
  * Starts Redis, the demo upstream and a shim with --cpu-prof, drives it with autocannon, stops the
  * shim (which writes the .cpuprofile) and prints the top self-time functions.
  */
@@ -16,12 +16,19 @@ const [what = 'tasks-get', seconds = '10'] = process.argv.slice(2);
 const dir = mkdtempSync(join(tmpdir(), 'mts-prof-'));
 const redis = await startRedis();
 const upstream = await startUpstream();
-const shim = await startShim({ upstream: upstream.url, redis: redis.url, policy: policyFile(dir), cpuProfDir: dir });
+// create-api: an api replica (no worker), as bench/scenarios/create.ts measures it.
+const shim = await startShim({
+  upstream: upstream.url,
+  redis: redis.url,
+  policy: policyFile(dir),
+  cpuProfDir: dir,
+  ...(what === 'create-api' ? { role: 'api' as const, env: { SHIM_MAX_OPEN_TASKS_PER_PRINCIPAL: '0' } } : {}),
+});
 try {
   const created = await mustResult(shim.url, sep2663('tools/call', { name: 'greet', arguments: { name: 'prof' } }));
   await sleep(500);
   const req =
-    what === 'create'
+    what === 'create' || what === 'create-api'
       ? sep2663('tools/call', { name: 'greet', arguments: { name: 'prof' } })
       : what === 'passthrough'
         ? legacy('ping', undefined, await openLegacySession(shim.url))

@@ -5,13 +5,15 @@ import type { NewTask, TaskRecord } from '../core/task.js';
  * store hands back the same shape (Redis cannot hold an `undefined` field).
  */
 export function initialRecord(task: NewTask): TaskRecord {
-  const record: TaskRecord = {
-    ...task,
-    status: 'working',
-    lastUpdatedAt: task.createdAt,
-    inputRequests: {},
-    inputResponses: {},
-    cancelRequested: false,
-  };
-  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as unknown as TaskRecord;
+  // Copied key by key rather than filtered through Object.entries: every creation passes here.
+  const record: Record<string, unknown> = {};
+  for (const key of Object.keys(task) as Array<keyof NewTask>) {
+    if (task[key] !== undefined) record[key] = task[key];
+  }
+  record.status = 'working';
+  record.lastUpdatedAt = task.createdAt;
+  record.inputRequests = {};
+  record.inputResponses = {};
+  record.cancelRequested = false;
+  return record as unknown as TaskRecord;
 }
