@@ -117,6 +117,7 @@ export class TaskLoad {
       }
       await sleep(interval);
       let status: string | undefined;
+      let why: string;
       try {
         const reply = await post(this.url(), ...args(sep2663('tasks/get', { taskId })));
         this.polls++;
@@ -129,6 +130,7 @@ export class TaskLoad {
         }
         failures = 0;
         interval = (rpc.result.pollIntervalMs as number | undefined) ?? interval;
+        why = String(rpc.result.error?.message ?? rpc.result.statusMessage ?? '').slice(0, 80);
       } catch (err) {
         this.errors.add(`tasks/get: ${(err as Error).message.slice(0, 80)}`);
         failures++;
@@ -137,7 +139,7 @@ export class TaskLoad {
       const task = this.live.get(taskId)!;
       task.status = status;
       if (!TERMINAL.has(status)) continue;
-      if (status !== 'completed') this.errors.add(`task ended ${status}`);
+      if (status !== 'completed') this.errors.add(`task ended ${status}: ${why}`);
       else this.completed++;
       this.live.delete(taskId);
       this.ended.set(taskId, Date.now());

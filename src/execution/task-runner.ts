@@ -114,28 +114,60 @@ export class TaskRunner {
   }
 }
 
-/** Progress can arrive faster than the store takes writes: keep one write in flight, newest message next. */
+/**
+ * Progress can arrive far faster than anyone reads it (the demo's tools report every 250 ms;
+ * clients poll every pollIntervalMs, 2 s by default): at most one statusMessage write per
+ * PROGRESS_WRITE_INTERVAL_MS per task, one in flight, the newest message next. Every write is a
+ * Redis script, a change event on every replica and a notification on every listen stream of the
+ * task, so this bounds what a thousand chatty tasks cost the fleet. The end of the task flushes
+ * what is pending at once.
+ */
+const PROGRESS_WRITE_INTERVAL_MS = 1_000;
+
 class LatestWins {
   private pending: string | undefined;
   private inflight: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private lastWriteAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly write: (message: string) => Promise<void>) {}
 
   push(message: string): void {
     this.pending = message;
-    if (!this.inflight) this.inflight = this.flush();
+    if (!this.inflight && !this.timer) this.schedule();
   }
 
   async drain(): Promise<void> {
-    while (this.inflight) await this.inflight;
+    while (this.inflight || this.timer) {
+      if (this.timer) {
+        clearTimeout(this.timer);
+        this.timer = undefined;
+        this.inflight = this.flush();
+      }
+      await this.inflight;
+    }
+  }
+
+  private schedule(): void {
+    const wait = this.lastWriteAt + PROGRESS_WRITE_INTERVAL_MS - Date.now();
+    if (wait <= 0) {
+      this.inflight = this.flush();
+      return;
+    }
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.inflight = this.flush();
+    }, wait);
   }
 
   private async flush(): Promise<void> {
-    while (this.pending !== undefined) {
-      const message = this.pending;
-      this.pending = undefined;
+    const message = this.pending;
+    this.pending = undefined;
+    if (message !== undefined) {
+      this.lastWriteAt = Date.now();
       await this.write(message).catch(() => undefined);
     }
     this.inflight = undefined;
+    if (this.pending !== undefined) this.schedule();
   }
 }
