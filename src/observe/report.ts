@@ -1,7 +1,9 @@
 import type { CutoverControls, CutoverState } from '../cutover/controls.js';
 import { lastSeen, type AggregateStore, type ClientRecord, type Counters } from './aggregates.js';
+import { DigestCache, type Window, type WindowSpec } from './digest-cache.js';
 import { isOldWire, OBSERVED_WIRES, TASK_EVENTS, type ObservedWire } from './events.js';
 import { bucketStart, HOUR_MS, LATENCY_BOUNDS_MS, MINUTE_MS, quantile, TERMINAL_BOUNDS_MS, type Resolution } from './layout.js';
+import { digest, sumDigests, zeroByWire, type ByWire, type Digest, type Totals } from './report-digest.js';
 
 export const RANGES = {
   '1h': { resolution: 'm', buckets: 60, step: MINUTE_MS, group: 1 },
@@ -14,8 +16,6 @@ export type RangeName = keyof typeof RANGES;
 export function isRange(value: unknown): value is RangeName {
   return typeof value === 'string' && Object.hasOwn(RANGES, value);
 }
-
-type ByWire = Record<ObservedWire, number>;
 
 export interface Share {
   total: number;
@@ -111,31 +111,41 @@ export interface Overview {
   recording: RecordingReport;
 }
 
+/** A dashboard polls several endpoints of one range at once: long ranges answer from one window for this long. */
 const CACHE_MS = 2_000;
+
+/** Per resolution, the most buckets any range reads: the bound of the digest cache. */
+const DIGEST_LIMITS: Record<Resolution, number> = {
+  m: Math.max(...Object.values(RANGES).filter((r) => r.resolution === 'm').map((r) => r.buckets)),
+  h: Math.max(...Object.values(RANGES).filter((r) => r.resolution === 'h').map((r) => r.buckets)),
+};
 
 /**
  * Reads the shared aggregates into the dashboard's figures. Every figure is the fleet's (Redis)
  * or this process's (embedded store); nothing here depends on which replica answers.
  */
 export class Reports {
-  private cache = new Map<string, { at: number; value: Promise<Counters[]> }>();
+  private readonly digests: DigestCache;
+  private cache = new Map<string, { at: number; value: Promise<Window> }>();
+  private warming: Promise<void> | undefined;
 
   constructor(
     private readonly aggregates: AggregateStore,
     private readonly controls: CutoverControls,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.digests = new DigestCache(aggregates, DIGEST_LIMITS);
+  }
 
   async overview(range: RangeName): Promise<Overview> {
     const now = this.now();
-    const [buckets, clients, meta] = await Promise.all([this.buckets(range, now), this.aggregates.readClients(), this.aggregates.readMeta()]);
-    const total = sum(buckets);
+    const [window, clients, meta] = await Promise.all([this.window(range, now), this.aggregates.readClients(), this.aggregates.readMeta()]);
     return {
       generatedAt: new Date(now).toISOString(),
-      traffic: traffic(range, now, buckets),
-      clients: clientRows(total, clients, now - RANGES[range].buckets * RANGES[range].step),
-      tasks: tasks(total, buckets, range, now),
-      latency: latency(total),
+      traffic: traffic(range, now, window.digests),
+      clients: clientRows(window.totals.counters, clients, rangeFrom(range, now)),
+      tasks: tasks(window.totals),
+      latency: latency(window.totals.counters),
       verdict: verdict(clients, meta.since, this.controls.quietPeriodMs, now),
       cutover: this.controls.state(now),
       recording: {
@@ -149,23 +159,21 @@ export class Reports {
 
   async traffic(range: RangeName): Promise<TrafficReport> {
     const now = this.now();
-    return traffic(range, now, await this.buckets(range, now));
+    return traffic(range, now, (await this.window(range, now)).digests);
   }
 
   async clients(range: RangeName): Promise<ClientRow[]> {
     const now = this.now();
-    const [buckets, clients] = await Promise.all([this.buckets(range, now), this.aggregates.readClients()]);
-    return clientRows(sum(buckets), clients, now - RANGES[range].buckets * RANGES[range].step);
+    const [window, clients] = await Promise.all([this.window(range, now), this.aggregates.readClients()]);
+    return clientRows(window.totals.counters, clients, rangeFrom(range, now));
   }
 
   async tasks(range: RangeName): Promise<TasksReport> {
-    const now = this.now();
-    const buckets = await this.buckets(range, now);
-    return tasks(sum(buckets), buckets, range, now);
+    return tasks((await this.window(range, this.now())).totals);
   }
 
   async latency(range: RangeName): Promise<LatencyReport> {
-    return latency(sum(await this.buckets(range, this.now())));
+    return latency((await this.window(range, this.now())).totals.counters);
   }
 
   async verdict(): Promise<Verdict> {
@@ -182,19 +190,58 @@ export class Reports {
     return { store: this.aggregates.kind, since: iso(meta.since), gaps: meta.gaps, dropped: meta.dropped };
   }
 
-  /** The range's buckets, oldest first. Long ranges are cached briefly: a dashboard polls them. */
-  private buckets(range: RangeName, now: number): Promise<Counters[]> {
-    const { resolution, buckets } = RANGES[range];
-    const starts = bucketStarts(range, now);
-    if (buckets <= 60) return this.aggregates.readBuckets(resolution, starts);
-    const key = `${range}:${starts[0]}`;
+  /**
+   * Reads every range's closed buckets into the digest cache and primes its totals, off the
+   * request path; a call while one runs joins it.
+   */
+  warm(): Promise<void> {
+    this.warming ??= this.digests
+      .warm(
+        (Object.keys(RANGES) as RangeName[]).map((range) => [range, windowSpec(range, this.now())]),
+        this.now,
+      )
+      .finally(() => {
+        this.warming = undefined;
+      });
+    return this.warming;
+  }
+
+  /** The range's bucket digests, oldest first, and their totals. */
+  private window(range: RangeName, now: number): Promise<Window> {
+    const spec = windowSpec(range, now);
+    if (RANGES[range].buckets <= 60) return this.digests.window(range, spec, now);
+    const key = `${range}:${spec.starts[0]}`;
     const hit = this.cache.get(key);
     if (hit && now - hit.at < CACHE_MS) return hit.value;
-    const value = this.aggregates.readBuckets(resolution, starts);
-    this.cache = new Map([[key, { at: now, value }]]);
+    const value = this.digests.window(range, spec, now);
+    this.cache.set(key, { at: now, value });
+    for (const [other, { at }] of this.cache) if (now - at >= CACHE_MS) this.cache.delete(other);
     value.catch(() => this.cache.delete(key));
     return value;
   }
+}
+
+/** The figures of a range computed afresh from its raw buckets (oldest first), without any cache. */
+export function figuresFromBuckets(range: RangeName, now: number, buckets: Counters[], clients: ClientRecord[]) {
+  const { step } = RANGES[range];
+  const starts = bucketStarts(range, now);
+  const digests = buckets.map(digest);
+  const totals = sumDigests(digests, (i) => (starts[i] as number) + step <= now);
+  return {
+    traffic: traffic(range, now, digests),
+    clients: clientRows(totals.counters, clients, rangeFrom(range, now)),
+    tasks: tasks(totals),
+    latency: latency(totals.counters),
+  };
+}
+
+function windowSpec(range: RangeName, now: number): WindowSpec {
+  const { resolution, step } = RANGES[range];
+  return { resolution, step, starts: bucketStarts(range, now) };
+}
+
+function rangeFrom(range: RangeName, now: number): number {
+  return now - RANGES[range].buckets * RANGES[range].step;
 }
 
 export function bucketStarts(range: RangeName, now: number): number[] {
@@ -203,19 +250,16 @@ export function bucketStarts(range: RangeName, now: number): number[] {
   return Array.from({ length: buckets }, (_, i) => last - (buckets - 1 - i) * step);
 }
 
-function traffic(range: RangeName, now: number, buckets: Counters[]): TrafficReport {
+export function traffic(range: RangeName, now: number, digests: readonly Digest[]): TrafficReport {
   const { step, group } = RANGES[range];
   const starts = bucketStarts(range, now);
   const series: TrafficReport['series'] = [];
-  for (let i = 0; i < buckets.length; i += group) {
+  for (let i = 0; i < digests.length; i += group) {
     const requests = zeroByWire();
     const taskCreations = zeroByWire();
-    for (const bucket of buckets.slice(i, i + group)) {
-      for (const [name, value] of bucket) {
-        const parts = name.split('|');
-        if (parts[0] === 'q') requests[parts[1] as ObservedWire] += value;
-        else if (parts[0] === 'k' && parts[3] === 'created') taskCreations[parts[1] as ObservedWire] += value;
-      }
+    for (const d of digests.slice(i, i + group)) {
+      for (const wire of Object.keys(d.requests) as ObservedWire[]) requests[wire] = (requests[wire] ?? 0) + d.requests[wire];
+      for (const wire of Object.keys(d.taskCreations) as ObservedWire[]) taskCreations[wire] = (taskCreations[wire] ?? 0) + d.taskCreations[wire];
     }
     series.push({ t: new Date(starts[i] as number).toISOString(), requests, taskCreations });
   }
@@ -238,7 +282,7 @@ function traffic(range: RangeName, now: number, buckets: Counters[]): TrafficRep
   };
 }
 
-function clientRows(total: Counters, clients: ClientRecord[], from: number): ClientRow[] {
+export function clientRows(total: Counters, clients: ClientRecord[], from: number): ClientRow[] {
   const calls = new Map<string, Map<ObservedWire, { calls: number; errors: number }>>();
   for (const [name, value] of total) {
     const parts = name.split('|');
@@ -278,7 +322,8 @@ function clientRows(total: Counters, clients: ClientRecord[], from: number): Cli
   return rows.map(({ last: _last, ...row }) => row);
 }
 
-function tasks(total: Counters, buckets: Counters[], range: RangeName, now: number): TasksReport {
+/** Task outcomes of a range; `totals.expiring` holds the expiry counters of its buckets that have passed. */
+export function tasks(totals: Totals): TasksReport {
   const byWire = new Map<ObservedWire, TaskOutcomes & { ttt: number[] }>();
   const byTool = new Map<string, { wire: ObservedWire; tool: string } & TaskOutcomes>();
   const wireEntry = (wire: ObservedWire) => {
@@ -292,7 +337,7 @@ function tasks(total: Counters, buckets: Counters[], range: RangeName, now: numb
     if (!entry) byTool.set(key, (entry = { wire, tool, ...zeroOutcomes() }));
     return entry;
   };
-  for (const [name, value] of total) {
+  for (const [name, value] of totals.counters) {
     const parts = name.split('|');
     const wire = parts[1] as ObservedWire;
     if (parts[0] === 'k') {
@@ -306,27 +351,21 @@ function tasks(total: Counters, buckets: Counters[], range: RangeName, now: numb
     }
   }
   // Expired: tasks whose expiry bucket has fully passed without them ending.
-  const { step } = RANGES[range];
-  const starts = bucketStarts(range, now);
-  buckets.forEach((bucket, i) => {
-    if ((starts[i] as number) + step > now) return;
-    for (const [name, value] of bucket) {
-      if (!name.startsWith('x|') || value <= 0) continue;
-      const [, wire, tool] = name.split('|') as [string, ObservedWire, string];
-      wireEntry(wire).expired += value;
-      toolEntry(wire, tool).expired += value;
-    }
-  });
+  for (const [name, value] of totals.expiring) {
+    const [, wire, tool] = name.split('|') as [string, ObservedWire, string];
+    wireEntry(wire).expired += value;
+    toolEntry(wire, tool).expired += value;
+  }
   return {
     byWire: OBSERVED_WIRES.filter((wire) => byWire.has(wire)).map((wire) => {
       const { ttt, ...outcomes } = byWire.get(wire)!;
       return { wire, ...outcomes, timeToTerminalMs: percentiles(ttt, TERMINAL_BOUNDS_MS) };
     }),
-    byTool: [...byTool.values()].sort((a, b) => b.created - a.created || a.tool.localeCompare(b.tool)),
+    byTool: [...byTool.values()].sort((a, b) => b.created - a.created || a.tool.localeCompare(b.tool) || byWireOrder(a, b)),
   };
 }
 
-function latency(total: Counters): LatencyReport {
+export function latency(total: Counters): LatencyReport {
   const wires = new Map<ObservedWire, number[]>();
   const tools = new Map<string, { wire: ObservedWire; tool: string; hist: number[]; errors: number }>();
   const methods = new Map<string, { wire: ObservedWire; method: string; calls: number; errors: number }>();
@@ -380,8 +419,8 @@ function latency(total: Counters): LatencyReport {
         const n = calls(hist);
         return { wire, tool: name, calls: n, errors, errorRate: n === 0 ? null : errors / n, ...percentiles(hist, LATENCY_BOUNDS_MS) };
       })
-      .sort((a, b) => b.calls - a.calls || a.tool.localeCompare(b.tool)),
-    byMethod: [...methods.values()].sort((a, b) => b.calls - a.calls || a.method.localeCompare(b.method)),
+      .sort((a, b) => b.calls - a.calls || a.tool.localeCompare(b.tool) || byWireOrder(a, b)),
+    byMethod: [...methods.values()].sort((a, b) => b.calls - a.calls || a.method.localeCompare(b.method) || byWireOrder(a, b)),
   };
 }
 
@@ -402,10 +441,9 @@ export function verdict(clients: ClientRecord[], since: number | undefined, quie
   return { ...base, state: 'ready', ready: true, readyAt: null };
 }
 
-function sum(buckets: Counters[]): Counters {
-  const total: Counters = new Map();
-  for (const bucket of buckets) for (const [name, value] of bucket) if (!name.startsWith('x|')) total.set(name, (total.get(name) ?? 0) + value);
-  return total;
+/** Ties broken by wire, so that the order never depends on which bucket a name was first summed from. */
+function byWireOrder(a: { wire: ObservedWire }, b: { wire: ObservedWire }): number {
+  return OBSERVED_WIRES.indexOf(a.wire) - OBSERVED_WIRES.indexOf(b.wire);
 }
 
 function share(byWire: ByWire): Share {
@@ -417,10 +455,6 @@ function share(byWire: ByWire): Share {
 function percentiles(hist: number[], bounds: readonly number[]): Percentiles {
   const round = (v: number | null) => (v === null ? null : Math.round(v * 100) / 100);
   return { p50: round(quantile(hist, bounds, 0.5)), p95: round(quantile(hist, bounds, 0.95)), p99: round(quantile(hist, bounds, 0.99)) };
-}
-
-function zeroByWire(): ByWire {
-  return { sep2663: 0, 'mcp-2025-11-25': 0, 'tasks-create': 0, passthrough: 0 };
 }
 
 function zeroOutcomes(): TaskOutcomes {

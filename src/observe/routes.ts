@@ -28,6 +28,8 @@ const CSP = [
 ].join('; ');
 
 const COOKIE = 'mts_dashboard';
+/** How often the background warm-up reads newly closed buckets into the report digests. */
+const WARM_EVERY_MS = 60_000;
 
 export interface ObservabilityRoutesOptions {
   reports: Reports;
@@ -80,6 +82,7 @@ export function observabilityRoutes(options: ObservabilityRoutesOptions): Router
     }
   };
   const { reports } = options;
+  warmInBackground(reports);
   router.get('/dashboard/api/overview', guard, api((range) => reports.overview(range)));
   router.get('/dashboard/api/traffic', guard, api((range) => reports.traffic(range)));
   router.get('/dashboard/api/clients', guard, api(async (range) => ({ clients: await reports.clients(range) })));
@@ -89,6 +92,19 @@ export function observabilityRoutes(options: ObservabilityRoutesOptions): Router
   router.get('/dashboard/api/cutover', guard, api(() => reports.cutover()));
   router.get('/dashboard/api/recording', guard, api(() => reports.recording()));
   return router;
+}
+
+/**
+ * Keeps the closed buckets' digests warm off the request path, so that a dashboard's first request
+ * does not read weeks of buckets. Timers never hold the process open; a failed pass (store
+ * unreachable) simply waits for the next.
+ */
+function warmInBackground(reports: Reports): void {
+  const run = () => {
+    reports.warm().catch(() => undefined);
+  };
+  setTimeout(run, 0).unref();
+  setInterval(run, WARM_EVERY_MS).unref();
 }
 
 /**
