@@ -8,6 +8,8 @@ export const CLOSED_MARGIN_MS = 2 * MINUTE_MS;
 export const REVALIDATE_MS = 10 * MINUTE_MS;
 /** The background warm-up reads digests again from this age, so that requests rarely meet one due. */
 const REFRESH_MS = REVALIDATE_MS / 2;
+/** At most this share of the cached digests is read again per warm-up pass, so that the passes spread the work. */
+const REFRESH_SHARE = 4;
 /** Buckets per read while warming: each chunk parses a few thousand fields, then requests get their turn. */
 const WARM_CHUNK = 4;
 
@@ -80,12 +82,20 @@ export class DigestCache {
    * running totals, so that a dashboard's first request finds them ready.
    */
   async warm(windows: ReadonlyArray<[string, WindowSpec]>, now: () => number): Promise<void> {
+    const seen = new Set<string>();
     for (const [, { resolution, starts, step }] of windows) {
       const cache = this.cached[resolution];
-      const due = starts.filter((start) => {
+      const missing: number[] = [];
+      const stale: number[] = [];
+      for (const start of starts) {
+        if (seen.has(`${resolution}${start}`) || !isClosed(start, step, now())) continue;
+        seen.add(`${resolution}${start}`);
         const hit = cache.get(start);
-        return isClosed(start, step, now()) && !(hit && now() - hit.at < REFRESH_MS);
-      });
+        if (!hit) missing.push(start);
+        else if (now() - hit.at >= REFRESH_MS) stale.push(start);
+      }
+      stale.sort((a, b) => (cache.get(a)?.at ?? 0) - (cache.get(b)?.at ?? 0));
+      const due = [...missing, ...stale.slice(0, Math.ceil(cache.size / REFRESH_SHARE))];
       for (let i = 0; i < due.length; i += WARM_CHUNK) {
         const chunk = due.slice(i, i + WARM_CHUNK);
         const read = await this.store.readBuckets(resolution, chunk);
