@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { LimitExceededError } from './errors.js';
+import { LimitExceededError, UnavailableError } from './errors.js';
 import type { Clock } from './ports.js';
 import type { TaskStore } from '../store/task-store.js';
 
@@ -24,6 +24,9 @@ export interface StreamSlot {
   release(): void;
 }
 
+const RELEASE_ATTEMPTS = 5;
+const RELEASE_RETRY_MS = 250;
+
 const UNCOUNTED: StreamSlot = { renew: () => undefined, release: () => undefined };
 
 /**
@@ -45,10 +48,22 @@ export class PrincipalLimits {
     if (!outcome.held) throw new LimitExceededError('tasks', limit, outcome.open);
   }
 
-  /** A task whose creation failed does not count. */
+  /**
+   * A task whose creation failed does not count. Creation fails mostly because Redis did not
+   * answer in time, and then this release may fail too: it is retried a few times, spaced out,
+   * since a release given up holds the principal's slot until the task's TTL.
+   */
   async forgetTask(principal: string, taskId: string): Promise<void> {
     if (this.settings.maxOpenTasks === 0) return;
-    await this.store.releaseOpen('tasks', principal, taskId);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.store.releaseOpen('tasks', principal, taskId);
+        return;
+      } catch (err) {
+        if (!(err instanceof UnavailableError) || attempt >= RELEASE_ATTEMPTS - 1) throw err;
+        await new Promise((resolve) => setTimeout(resolve, RELEASE_RETRY_MS * 2 ** attempt));
+      }
+    }
   }
 
   /** Counts a stream about to open; throws when the principal is at its limit. */

@@ -154,8 +154,9 @@ export class TaskService {
         clientCapabilities: ctx.clientCapabilities,
         clientInfo: ctx.clientInfo,
       })
-      .catch(async (err: unknown) => {
-        await this.limits.forgetTask(ctx.principal, taskId).catch(() => undefined);
+      .catch((err: unknown) => {
+        // Released in the background: the client hears of the failure at once.
+        void this.limits.forgetTask(ctx.principal, taskId).catch(() => undefined);
         throw err;
       });
     try {
