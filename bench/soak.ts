@@ -40,7 +40,9 @@ const workDir = mkdtempSync(join(tmpdir(), 'mts-soak-'));
 const redis = await startRedis();
 const upstream = await startUpstream();
 const policy = policyFile(workDir);
-const shimEnv = { SHIM_WORKER_CONCURRENCY: String(Math.ceil(TASKS / 2) + 50) };
+// Every slot runs its task to the end: the workers must hold them all at once. The soak's one
+// principal keeps TASKS open by design, so its limit sits above that (the limit has its own tests).
+const shimEnv = { SHIM_WORKER_CONCURRENCY: String(Math.ceil(TASKS / 2) + 50), SHIM_MAX_OPEN_TASKS_PER_PRINCIPAL: String(TASKS * 2) };
 const replicas = await Promise.all([
   startShim({ upstream: upstream.url, redis: redis.url, policy, env: shimEnv }),
   startShim({ upstream: upstream.url, redis: redis.url, policy, env: shimEnv }),
