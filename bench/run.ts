@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { BenchContext, ScenarioResult } from './lib/context.js';
 import { ROOT } from './lib/proc.js';
 import { renderSection, writeDoc, type Machine } from './lib/report.js';
+import { DASHBOARD_SEED, seedTraffic, type SeedSummary } from './lib/seed-traffic.js';
 import { policyFile, startBareRedis, startPipeProxy, startRedis, startSdkBaseline, startShim, startUpstream } from './lib/servers.js';
 import { createTasks } from './scenarios/create.js';
 import { dashboard } from './scenarios/dashboard.js';
@@ -51,6 +52,12 @@ function cpuModel(): string {
 
 const workDir = mkdtempSync(join(tmpdir(), 'mts-bench-'));
 const redis = await startRedis();
+// Before the shim starts: it digests the recorded week at start-up, as a restarted replica does.
+let seeded: SeedSummary | undefined;
+if (!only || only.has('dashboard')) {
+  seeded = await seedTraffic({ redisUrl: redis.url, prefix: 'mts', ...DASHBOARD_SEED });
+  log(`seeded ${seeded.requests} requests and ${seeded.taskEvents} task events over ${DASHBOARD_SEED.days} days in ${seeded.ms} ms`);
+}
 const upstream = await startUpstream();
 const policy = policyFile(workDir);
 const profileDir = env.BENCH_PROFILE_DIR;
@@ -72,6 +79,7 @@ const ctx: BenchContext = {
   durationS: Number(env.BENCH_DURATION_S ?? 5),
   connections: Number(env.BENCH_CONNECTIONS ?? 32),
   log,
+  seeded,
 };
 
 const results: ScenarioResult[] = [];

@@ -1,5 +1,6 @@
 import type { RedisServer } from './servers.js';
 import type { Served } from './proc.js';
+import type { SeedSummary } from './seed-traffic.js';
 
 export interface BenchContext {
   redis: RedisServer;
@@ -14,6 +15,8 @@ export interface BenchContext {
   durationS: number;
   connections: number;
   log: (line: string) => void;
+  /** The week of traffic recorded before the shim started (for the dashboard scenario). */
+  seeded?: SeedSummary;
 }
 
 export interface TargetCheck {

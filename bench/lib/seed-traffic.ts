@@ -18,6 +18,9 @@ export interface SeedOptions {
   tools: number;
 }
 
+/** The week the dashboard scenario is measured on. */
+export const DASHBOARD_SEED = { days: 7, perMinute: 60, clients: 300, tools: 40 } as const;
+
 export interface SeedSummary {
   requests: number;
   taskEvents: number;
