@@ -36,6 +36,8 @@ export interface ObservabilityRoutesOptions {
   metrics: ShimMetrics;
   /** Bearer token for /dashboard and /metrics; without one only loopback clients get in. */
   token?: string;
+  /** False on a replica that serves no dashboard (role worker): nothing to keep warm. */
+  dashboard?: boolean;
 }
 
 /**
@@ -82,7 +84,7 @@ export function observabilityRoutes(options: ObservabilityRoutesOptions): Router
     }
   };
   const { reports } = options;
-  warmInBackground(reports);
+  if (options.dashboard !== false) warmInBackground(reports);
   router.get('/dashboard/api/overview', guard, api((range) => reports.overview(range)));
   router.get('/dashboard/api/traffic', guard, api((range) => reports.traffic(range)));
   router.get('/dashboard/api/clients', guard, api(async (range) => ({ clients: await reports.clients(range) })));
