@@ -13,8 +13,14 @@ export function post(url: string, headers: Record<string, string>, body: string,
   return send('POST', url, headers, body, timeoutMs);
 }
 
-export function get(url: string, headers: Record<string, string> = {}, timeoutMs = 10_000): Promise<HttpReply> {
-  return send('GET', url, headers, undefined, timeoutMs);
+export async function get(url: string, headers: Record<string, string> = {}, timeoutMs = 10_000): Promise<HttpReply> {
+  try {
+    return await send('GET', url, headers, undefined, timeoutMs);
+  } catch (err) {
+    // A kept-alive socket the server closed for idleness just as it was reused: a GET is safe to send again.
+    if ((err as NodeJS.ErrnoException).code !== 'ECONNRESET') throw err;
+    return send('GET', url, headers, undefined, timeoutMs);
+  }
 }
 
 function send(method: string, url: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number): Promise<HttpReply> {
