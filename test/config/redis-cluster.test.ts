@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/load.js';
-
-function problems(argv: string[], env: Record<string, string> = {}): string[] {
-  try {
-    loadConfig({ argv, env });
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-}
+import { loadConfig } from '../../src/config/load.js';
+import { configProblems as problems } from '../support/config-problems.js';
 
 const SEEDS = 'redis://127.0.0.1:7000,redis://127.0.0.1:7001';
 

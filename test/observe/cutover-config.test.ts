@@ -1,21 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { parseInstant, parseWindow } from '../../src/config/cutover.js';
-import { ConfigError, loadConfig } from '../../src/config/load.js';
+import { loadConfig } from '../../src/config/load.js';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
 import { CutoverControls } from '../../src/cutover/controls.js';
 import { legacyWire } from '../../src/observe/wire-hooks.js';
 import { isLoopback } from '../../src/observe/routes.js';
 import type { SessionRecord } from '../../src/session/session-store.js';
-
-function problems(argv: string[], env: Record<string, string> = {}): string[] {
-  try {
-    loadConfig({ argv, env });
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-}
+import { configProblems as problems } from '../support/config-problems.js';
 
 describe('cutover configuration', () => {
   it('reads instants as ISO dates, zoned date-times or @epoch seconds, and windows as start/end', () => {

@@ -6,6 +6,7 @@ import { RedisTaskStore } from '../../src/store/redis/redis-store.js';
 import { clusterKeys, keySlot } from '../support/cluster-keys.js';
 import { startRedisCluster, type RedisCluster } from '../support/redis-cluster.js';
 import { describeTaskStoreContract } from './contract.js';
+import { newTask } from '../support/new-task.js';
 
 let cluster: RedisCluster;
 let prefixes = 0;
@@ -38,17 +39,7 @@ describe('RedisTaskStore slots on a Redis Cluster', () => {
     const sessions = new RedisSessionStore({ url: cluster.url, cluster: true, prefix: 'slots' });
     closing.push(tasks, sessions);
     const taskId = newTaskId();
-    await tasks.create({
-      taskId,
-      principal: 'alice',
-      origin: 'sep2663',
-      tool: 'slow_compute',
-      arguments: {},
-      createdAt: Date.now(),
-      ttlMs: 60_000,
-      pollIntervalMs: 1_000,
-      clientCapabilities: {},
-    });
+    await tasks.create(newTask({ taskId }));
     await sessions.holdResultStream(taskId, 'holder', 60_000);
     const keys = await clusterKeys(cluster, `slots:*{${taskId}}*`);
     expect(keys).toEqual([`slots:rs:{${taskId}}`, `slots:task:{${taskId}}`]);
@@ -61,17 +52,7 @@ describe('RedisTaskStore slots on a Redis Cluster', () => {
     closing.push(tasks);
     const ids = Array.from({ length: 12 }, () => newTaskId());
     for (const taskId of ids) {
-      await tasks.create({
-        taskId,
-        principal: 'alice',
-        origin: 'sep2663',
-        tool: 'slow_compute',
-        arguments: {},
-        createdAt: Date.now(),
-        ttlMs: 60_000,
-        pollIntervalMs: 1_000,
-        clientCapabilities: {},
-      });
+      await tasks.create(newTask({ taskId }));
     }
     const slots = await Promise.all(ids.map((taskId) => keySlot(cluster, `spread:task:{${taskId}}`)));
     const masters = new Set(slots.map((slot) => (slot <= 5460 ? 0 : slot <= 10922 ? 1 : 2)));
@@ -85,17 +66,7 @@ describe('RedisTaskStore slots on a Redis Cluster', () => {
     const ids = Array.from({ length: 30 }, () => newTaskId());
     await Promise.all(
       ids.map((taskId) =>
-        tasks.create({
-          taskId,
-          principal: 'alice',
-          origin: 'sep2663',
-          tool: 'slow_compute',
-          arguments: {},
-          createdAt: Date.now(),
-          ttlMs: 60_000,
-          pollIntervalMs: 1_000,
-          clientCapabilities: {},
-        }),
+        tasks.create(newTask({ taskId })),
       ),
     );
     const finished = await Promise.all(ids.map((taskId) => tasks.finish(taskId, { status: 'completed', result: { content: [] } }, Date.now())));
@@ -122,17 +93,7 @@ describe('RedisTaskStore when the whole Redis Cluster restarts', () => {
       await Promise.all(cluster.nodes.map((node) => node.restart()));
       await vi.waitFor(async () => expect(await writer.ping()).toBe(true), { timeout: 20_000, interval: 200 });
       const taskId = newTaskId();
-      await writer.create({
-        taskId,
-        principal: 'alice',
-        origin: 'sep2663',
-        tool: 'slow_compute',
-        arguments: {},
-        createdAt: Date.now(),
-        ttlMs: 60_000,
-        pollIntervalMs: 1_000,
-        clientCapabilities: {},
-      });
+      await writer.create(newTask({ taskId }));
       // Until the subscriber has reconnected and resubscribed a change can be missed, so keep changing.
       await vi.waitFor(
         async () => {

@@ -1,27 +1,17 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { UnavailableError } from '../../src/core/errors.js';
-import { newTaskId } from '../../src/core/ids.js';
 import type { NewTask } from '../../src/core/task.js';
 import { RedisTaskStore } from '../../src/store/redis/redis-store.js';
 import { startRedis, type RedisServer } from '../support/redis-server.js';
 import { describeTaskStoreContract } from './contract.js';
+import { newTask as newStoreTask } from '../support/new-task.js';
 
 const WAIT = { timeout: 5_000, interval: 20 };
 
+/** These tasks come from a legacy session. */
 function newTask(overrides: Partial<NewTask> = {}): NewTask {
-  return {
-    taskId: newTaskId(),
-    principal: 'alice',
-    origin: 'mcp-2025-11-25',
-    tool: 'slow_compute',
-    arguments: {},
-    createdAt: Date.now(),
-    ttlMs: 60_000,
-    pollIntervalMs: 1_000,
-    clientCapabilities: {},
-    ...overrides,
-  };
+  return newStoreTask({ origin: 'mcp-2025-11-25', ...overrides });
 }
 
 async function keysUnder(redis: Redis, prefix: string): Promise<string[]> {

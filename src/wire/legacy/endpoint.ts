@@ -13,11 +13,9 @@ import { SessionCache } from './session-cache.js';
 import { rewriteToolsList } from './tools-list.js';
 import { serveGetStream, serveResultStream } from './streams.js';
 import { LegacyTaskMethods, parseParams } from './task-methods.js';
-import { z } from 'zod';
-import { TaskIdString } from '../task-id.js';
+import { TaskIdParams } from '../task-id.js';
 import { MAX_TASK_ID_LENGTH, type StreamSlot } from '../../core/limits.js';
 
-const TaskIdParams = z.looseObject({ taskId: TaskIdString });
 
 /** Methods the shim answers from the task store; every other message of a session is forwarded. */
 const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel', 'tasks/create', 'tasks/status']);

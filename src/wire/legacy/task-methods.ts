@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TaskIdString } from '../task-id.js';
+import { TaskIdParams } from '../task-id.js';
 import { InvalidParamsError, MethodNotFoundError } from '../../core/errors.js';
 import { isTerminal, type TaskRecord, type Wire } from '../../core/task.js';
 import type { CallContext } from '../../core/call.js';
@@ -10,7 +10,6 @@ import { renderDialectTask, renderMcpTask } from './render.js';
 
 const PAGE_SIZE = 100;
 
-const TaskId = z.looseObject({ taskId: TaskIdString });
 const ToolsCallWithTask = z.looseObject({
   name: z.string().min(1),
   arguments: z.record(z.string(), z.unknown()).optional(),
@@ -69,12 +68,12 @@ export class LegacyTaskMethods {
   }
 
   async tasksGet(session: SessionRecord, params: Record<string, unknown> | undefined): Promise<Record<string, unknown>> {
-    const { taskId } = parseParams(TaskId, params);
+    const { taskId } = parseParams(TaskIdParams, params);
     return renderMcpTask(await this.touch(session, taskId));
   }
 
   async tasksStatus(session: SessionRecord, params: Record<string, unknown> | undefined): Promise<Record<string, unknown>> {
-    const { taskId } = parseParams(TaskId, params);
+    const { taskId } = parseParams(TaskIdParams, params);
     return renderDialectTask(await this.touch(session, taskId));
   }
 
@@ -83,7 +82,7 @@ export class LegacyTaskMethods {
    * Dialect: the task as recorded after the request; a terminal one comes back as it is.
    */
   async tasksCancel(session: SessionRecord, params: Record<string, unknown> | undefined, dialect: boolean): Promise<Record<string, unknown>> {
-    const { taskId } = parseParams(TaskId, params);
+    const { taskId } = parseParams(TaskIdParams, params);
     await this.touch(session, taskId);
     const outcome = await this.deps.service.cancelTask(session.principal, taskId);
     if (dialect) return renderDialectTask(outcome.task);

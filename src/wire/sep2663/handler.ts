@@ -30,7 +30,8 @@ import { checkHeaders, checkParamHeaders } from './headers.js';
 import { ListenHub } from './listen-hub.js';
 import { serveListen } from './listen.js';
 import { renderCreateTaskResult, renderDetailedTask } from './render.js';
-import { ListenParams, plainTaskId, readMeta, TaskIdParams, TasksUpdateParams, ToolsCallParams } from './schemas.js';
+import { TaskIdParams } from '../task-id.js';
+import { ListenParams, plainTaskId, readMeta, TasksUpdateParams, ToolsCallParams } from './schemas.js';
 import { httpStatusFor } from './status.js';
 
 export interface UpstreamRequester {

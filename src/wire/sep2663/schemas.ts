@@ -46,10 +46,6 @@ export const ToolsCallParams = z.looseObject({
   requestState: z.string().min(1).max(4096).optional(),
 });
 
-export const TaskIdParams = z.looseObject({
-  taskId: TaskIdString,
-});
-
 export const TasksUpdateParams = z.looseObject({
   taskId: TaskIdString,
   inputResponses: z.record(z.string(), z.unknown()),

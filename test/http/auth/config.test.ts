@@ -1,28 +1,15 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../src/config/load.js';
+import { loadConfig } from '../../../src/config/load.js';
 import { rsaKey, writeJwks, type RsaKey } from './support.js';
+import { configProblems as problems, writeIn } from '../../support/config-problems.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mts-auth-config-'));
 const SECRET = 'x'.repeat(32);
 
-function file(name: string, content: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, content);
-  return path;
-}
-
-function problems(argv: string[], env: Record<string, string> = {}): string[] {
-  try {
-    loadConfig({ argv, env });
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-}
+const file = (name: string, content: string): string => writeIn(dir, name, content);
 
 function auth(argv: string[], env: Record<string, string> = {}): unknown {
   return loadConfig({ argv, env }).config.auth;

@@ -2,9 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newTaskId } from '../../../src/core/ids.js';
 import type { StreamSlot } from '../../../src/core/limits.js';
-import type { NewTask } from '../../../src/core/task.js';
 import { OpenStreams } from '../../../src/http/open-streams.js';
 import { taskKey } from '../../../src/store/redis/keys.js';
 import { RedisTaskStore } from '../../../src/store/redis/redis-store.js';
@@ -13,6 +11,7 @@ import { ListenHub, type ListenHubOptions } from '../../../src/wire/sep2663/list
 import { serveListen } from '../../../src/wire/sep2663/listen.js';
 import { startRedis, type RedisServer } from '../../support/redis-server.js';
 import { ListenStream, pollUntil, type Json } from '../../support/sep2663-client.js';
+import { newTask } from '../../support/new-task.js';
 
 const ALICE = 'alice';
 
@@ -46,20 +45,6 @@ function counted(inner: RedisTaskStore): CountedStore {
 
 const noSlot: StreamSlot = { renew: () => undefined, release: () => undefined };
 
-function newTask(overrides: Partial<NewTask> = {}): NewTask {
-  return {
-    taskId: newTaskId(),
-    principal: ALICE,
-    origin: 'sep2663',
-    tool: 'slow_compute',
-    arguments: {},
-    createdAt: Date.now(),
-    ttlMs: 60_000,
-    pollIntervalMs: 1_000,
-    clientCapabilities: {},
-    ...overrides,
-  };
-}
 
 let redis: RedisServer;
 let admin: Redis;
