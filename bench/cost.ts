@@ -1,0 +1,111 @@
+/**
+ * CPU cost per request, which stays put when the host is busy (req/s does not):
+ * `npx tsx bench/cost.ts [tasks-get|create|passthrough|all] [seconds] [rounds]`.
+ *
+ * Starts Redis, the demo upstream, a shim (an `api` replica for create, as bench/scenarios/create.ts
+ * measures it) and the baselines of `npm run bench`, loads each variant with autocannon (32
+ * connections, interleaved rounds), and reads the CPU time the serving process, Redis and the load
+ * generator used from /proc. What it prints: req/s, and µs of CPU per request of each, medians of
+ * the rounds. For a hop (pipe proxy, passthrough) the serving process is the hop, not the upstream.
+ * Use it to see what a change costs or saves while other work shares the cores; quote `npm run bench`
+ * (a quiet host) for throughput.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cpuMs, redisPid } from './lib/cpu.js';
+import { runLoad } from './lib/load.js';
+import { legacy, mustResult, openLegacySession, sep2663 } from './lib/mcp.js';
+import { sleep, type Served } from './lib/proc.js';
+import { policyFile, startBareRedis, startPipeProxy, startRedis, startShim, startUpstream } from './lib/servers.js';
+import { median, round } from './lib/stats.js';
+
+const [what = 'all', secondsArg = '5', roundsArg = '3'] = process.argv.slice(2);
+const seconds = Number(secondsArg);
+const rounds = Number(roundsArg);
+const CONNECTIONS = 32;
+
+interface Variant {
+  scenario: string;
+  name: string;
+  url: string;
+  /** The process whose CPU a request costs (the server, or the hop in front of the upstream). */
+  pid: number;
+  req: { headers: Record<string, string>; body: string };
+}
+
+interface Sample {
+  rps: number;
+  serverUs: number;
+  redisUs: number;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'mts-cost-'));
+const redis = await startRedis();
+const upstream = await startUpstream();
+const policy = policyFile(dir);
+const started: Served[] = [upstream];
+const wanted = (scenario: string): boolean => what === 'all' || what === scenario;
+try {
+  const redisProcess = await redisPid(redis.url);
+  const variants: Variant[] = [];
+  if (wanted('tasks-get') || wanted('create')) {
+    const bare = await startBareRedis(redis.url);
+    started.push(bare);
+    if (wanted('tasks-get')) {
+      const shim = await startShim({ upstream: upstream.url, redis: redis.url, policy });
+      started.push(shim);
+      const created = await mustResult(shim.url, sep2663('tools/call', { name: 'greet', arguments: { name: 'cost' } }));
+      await sleep(500);
+      const req = sep2663('tasks/get', { taskId: created.taskId });
+      variants.push({ scenario: 'tasks-get', name: 'shim tasks/get', url: shim.url, pid: shim.pid, req });
+      variants.push({ scenario: 'tasks-get', name: 'bare GET', url: `${bare.url}/get`, pid: bare.pid, req });
+    }
+    if (wanted('create')) {
+      // No limit would be closer to the baseline, but the check runs in production by default.
+      const api = await startShim({ upstream: upstream.url, redis: redis.url, policy, role: 'api', env: { SHIM_REDIS_PREFIX: 'mts-cost', SHIM_MAX_OPEN_TASKS_PER_PRINCIPAL: '1000000' } });
+      started.push(api);
+      const req = sep2663('tools/call', { name: 'greet', arguments: { name: 'cost' } });
+      variants.push({ scenario: 'create', name: 'shim api create', url: api.url, pid: api.pid, req });
+      variants.push({ scenario: 'create', name: 'bare SET', url: `${bare.url}/create`, pid: bare.pid, req });
+    }
+  }
+  if (wanted('passthrough')) {
+    const shim = await startShim({ upstream: upstream.url, redis: redis.url, policy, env: { SHIM_REDIS_PREFIX: 'mts-cost-pass' } });
+    const pipe = await startPipeProxy(upstream.url);
+    started.push(shim, pipe);
+    for (const [name, served] of [['shim passthrough', shim], ['pipe proxy', pipe]] as const) {
+      const req = legacy('ping', undefined, await openLegacySession(served.url));
+      await mustResult(served.url, req);
+      variants.push({ scenario: 'passthrough', name, url: served.url, pid: served.pid, req });
+    }
+  }
+
+  const samples = new Map<string, Sample[]>(variants.map((v) => [v.name, []]));
+  for (let r = 0; r < rounds; r++) {
+    for (const v of variants) {
+      await runLoad({ url: v.url, connections: CONNECTIONS, durationS: 1, headers: v.req.headers, body: v.req.body });
+      const before = { server: cpuMs(v.pid), redis: cpuMs(redisProcess) };
+      const load = await runLoad({ url: v.url, connections: CONNECTIONS, durationS: seconds, headers: v.req.headers, body: v.req.body });
+      const served = load.total;
+      const sample = {
+        rps: load.rps,
+        serverUs: ((cpuMs(v.pid) - before.server) * 1000) / served,
+        redisUs: ((cpuMs(redisProcess) - before.redis) * 1000) / served,
+      };
+      samples.get(v.name)!.push(sample);
+      process.stderr.write(`round ${r + 1} ${v.name}: ${Math.round(sample.rps)} req/s, ${round(sample.serverUs, 1)} µs server CPU/req, ${round(sample.redisUs, 1)} µs Redis CPU/req\n`);
+    }
+  }
+  console.log('| scenario | variant | req/s | server CPU µs/req | Redis CPU µs/req |');
+  console.log('| --- | --- | --- | --- | --- |');
+  for (const v of variants) {
+    const s = samples.get(v.name)!;
+    const m = (k: keyof Sample): number => median(s.map((x) => x[k]));
+    console.log(`| ${v.scenario} | ${v.name} | ${Math.round(m('rps'))} | ${round(m('serverUs'), 1)} | ${round(m('redisUs'), 1)} |`);
+  }
+} finally {
+  for (const s of started.reverse()) await s.stop().catch(() => undefined);
+  await redis.stop().catch(() => undefined);
+  rmSync(dir, { recursive: true, force: true });
+}

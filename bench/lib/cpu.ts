@@ -1,0 +1,22 @@
+import { readFileSync } from 'node:fs';
+import { Redis } from 'ioredis';
+
+/** Clock ticks per second of /proc/<pid>/stat (USER_HZ); 100 on every Linux we run on. */
+const TICKS_PER_S = 100;
+
+/** CPU time (user + system) a process has used so far, in ms; Linux only. */
+export function cpuMs(pid: number): number {
+  // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_S;
+}
+
+/** The pid of the redis-server at `url`, from its own INFO. */
+export async function redisPid(url: string): Promise<number> {
+  const redis = new Redis(url);
+  try {
+    return Number(/process_id:(\d+)/.exec(await redis.info('server'))![1]);
+  } finally {
+    redis.disconnect();
+  }
+}
