@@ -167,7 +167,7 @@ function isTaskCreation(message: Message | undefined): boolean {
 
 function replyOutcome(reply: Reply): Outcome {
   if (reply.kind === 'stream') return 'ok';
-  if (reply.kind === 'empty') return outcomeOf(undefined, reply.status);
+  if (reply.kind === 'empty' || reply.kind === 'json-text') return outcomeOf(undefined, reply.status);
   const error = (reply.body as { error?: { code?: unknown } } | undefined)?.error;
   return outcomeOf(typeof error?.code === 'number' ? error.code : undefined, reply.status);
 }
