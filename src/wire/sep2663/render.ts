@@ -2,6 +2,7 @@ import type { TaskRecord } from '../../core/task.js';
 import { FIELD_TABLE } from '../../mapping/fields.js';
 import { STATUS_TABLE } from '../../mapping/statuses.js';
 import type { PolledTask } from '../../store/task-store.js';
+import { isoTime } from './iso-time.js';
 
 const TTL = FIELD_TABLE.ttlMs.sep2663;
 const POLL = FIELD_TABLE.pollIntervalMs.sep2663;
@@ -19,8 +20,8 @@ export function renderTask(task: TaskRecord): Record<string, unknown> {
     status: STATUS_TABLE[task.status].sep2663,
   };
   if (task.statusMessage !== undefined) out.statusMessage = task.statusMessage;
-  out.createdAt = new Date(task.createdAt).toISOString();
-  out.lastUpdatedAt = new Date(task.lastUpdatedAt).toISOString();
+  out.createdAt = isoTime(task.createdAt);
+  out.lastUpdatedAt = isoTime(task.lastUpdatedAt);
   out[TTL] = task.ttlMs;
   out[POLL] = task.pollIntervalMs;
   return out;
@@ -60,7 +61,7 @@ export function renderCreateTaskResult(task: TaskRecord): Record<string, unknown
 export function detailedTaskMembers(task: PolledTask): string {
   let out = `"taskId":${JSON.stringify(task.taskId)},"status":${JSON.stringify(STATUS_TABLE[task.status].sep2663)}`;
   if (task.statusMessage !== undefined) out += `,"statusMessage":${JSON.stringify(task.statusMessage)}`;
-  out += `,"createdAt":"${new Date(task.createdAt).toISOString()}","lastUpdatedAt":"${new Date(task.lastUpdatedAt).toISOString()}"`;
+  out += `,"createdAt":"${isoTime(task.createdAt)}","lastUpdatedAt":"${isoTime(task.lastUpdatedAt)}"`;
   out += numberMember(TTL_KEY, task.ttlMs) + numberMember(POLL_KEY, task.pollIntervalMs);
   switch (task.status) {
     case 'input_required': {
