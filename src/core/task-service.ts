@@ -8,7 +8,7 @@ import type { TaskRecord } from './task.js';
 import { PrincipalLimits, type LimitSettings } from './limits.js';
 import { ParkedCalls } from './parked-call.js';
 import { waitForTask } from './task-watch.js';
-import type { CancelOutcome, TaskStore } from '../store/task-store.js';
+import type { CancelOutcome, PolledTask, TaskStore } from '../store/task-store.js';
 
 export interface TaskServiceOptions {
   store: TaskStore;
@@ -81,6 +81,13 @@ export class TaskService {
 
   async getTask(principal: string, taskId: string): Promise<TaskRecord> {
     const task = await this.options.store.get(taskId, principal);
+    if (!task) throw new TaskNotFoundError();
+    return task;
+  }
+
+  /** `getTask` for a status answer: only the fields it shows (TaskStore.poll). */
+  async pollTask(principal: string, taskId: string): Promise<PolledTask> {
+    const task = await this.options.store.poll(taskId, principal);
     if (!task) throw new TaskNotFoundError();
     return task;
   }

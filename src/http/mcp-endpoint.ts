@@ -56,7 +56,7 @@ async function route(req: IncomingMessage, res: ServerResponse, options: McpEndp
     return { kind: 'empty', status: 405, headers: { allow: 'POST' } };
   }
   const contentType = req.headers['content-type'];
-  if (!contentType || !/^application\/json\s*(;|$)/i.test(contentType)) {
+  if (contentType !== 'application/json' && (!contentType || !/^application\/json\s*(;|$)/i.test(contentType))) {
     req.resume();
     return json(415, errorResponse(null, new InvalidRequestError('Content-Type must be application/json')));
   }
@@ -124,6 +124,6 @@ function closeSignal(res: ServerResponse): () => AbortSignal {
 }
 
 function acceptsAnswer(accept: string | undefined): boolean {
-  if (!accept) return true;
+  if (!accept || accept.includes('application/json')) return true;
   return /(\*\/\*|application\/\*|application\/json|text\/event-stream|text\/\*)/i.test(accept);
 }

@@ -13,6 +13,10 @@ export async function writeReply(res: ServerResponse, reply: Reply): Promise<voi
       res.end(body);
       return;
     }
+    case 'json-text':
+      res.writeHead(reply.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(reply.text) });
+      res.end(reply.text);
+      return;
     case 'empty':
       res.writeHead(reply.status, reply.headers);
       res.end();

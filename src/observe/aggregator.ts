@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { addTo, mergeSeen, type ClientIdentity, type ClientSeen, type Counters, type FlushBatch } from './aggregates.js';
-import { isOldWire, type RequestEvent, type TaskEvent } from './events.js';
+import { isOldWire, type ObservedWire, type RequestEvent, type TaskEvent } from './events.js';
 import {
   bucketIndex,
   bucketStart,
@@ -14,12 +14,21 @@ import {
   TERMINAL_BOUNDS_MS,
   UNKNOWN,
 } from './layout.js';
+import { PartsCache } from './parts-cache.js';
 
 /** While the store is unreachable, at most this many minute buckets wait in memory (about two days). */
 const MAX_PENDING_MINUTES = 3_000;
 const MAX_TOOLS = 200;
 const MAX_CLIENTS_PER_HOUR = 1_000;
 const CLIENT_ID_CACHE = 5_000;
+const REQUEST_FIELD_CACHE = 5_000;
+
+/** A client's id and identity, and its counter names per wire, so that a request allocates nothing for it. */
+interface KnownClient {
+  id: string;
+  identity: ClientIdentity;
+  fields: Partial<Record<ObservedWire, { requests: string; errors: string }>>;
+}
 
 /**
  * One replica's counts since its last successful flush, in minute buckets. Adding is a handful
@@ -35,8 +44,12 @@ export class Aggregator {
   private dropped = 0;
   private readonly tools: CardinalityLimit;
   private readonly clientIds: CardinalityLimit;
-  /** `name\0version\0principal` → the client's id (admitted) and identity, so a request allocates nothing for it. */
-  private readonly ids = new Map<string, { id: string; identity: ClientIdentity }>();
+  /** By name, version and principal: the client's id (admitted), identity and counter names. */
+  private readonly ids = new PartsCache<KnownClient>(CLIENT_ID_CACHE);
+  /** Request counter names by wire, method and outcome. */
+  private readonly requestFields = new PartsCache<string>(REQUEST_FIELD_CACHE);
+  /** Latency counter names by wire, one per histogram bucket. */
+  private readonly latencyFields = new Map<string, string[]>();
   private lastStart = Number.NaN;
   private lastBucket: Counters | undefined;
 
@@ -55,16 +68,17 @@ export class Aggregator {
     const bucket = this.bucket(at);
     const error = event.outcome !== 'ok';
     const latency = bucketIndex(LATENCY_BOUNDS_MS, event.latencyMs);
-    addTo(bucket, field.request(event.wire, methodLabel(event.method), event.outcome));
-    addTo(bucket, field.latency(event.wire, latency));
+    addTo(bucket, this.requestField(event.wire, event.method, event.outcome));
+    addTo(bucket, this.latencyField(event.wire, latency));
     if (event.tool !== undefined) {
       const tool = this.tools.admit(segment(event.tool));
       addTo(bucket, field.toolLatency(event.wire, tool, latency));
       if (error) addTo(bucket, field.toolError(event.wire, tool));
     }
-    const { id, identity } = this.client(event);
-    addTo(bucket, field.client(id, event.wire));
-    if (error) addTo(bucket, field.clientError(id, event.wire));
+    const { id, identity, fields } = this.client(event);
+    const clientFields = (fields[event.wire] ??= { requests: field.client(id, event.wire), errors: field.clientError(id, event.wire) });
+    addTo(bucket, clientFields.requests);
+    if (error) addTo(bucket, clientFields.errors);
     let seen = this.clients.get(id);
     if (!seen) this.clients.set(id, (seen = { identity }));
     if (isOldWire(event.wire)) {
@@ -192,9 +206,20 @@ export class Aggregator {
     }
   }
 
-  private client(event: RequestEvent): { id: string; identity: ClientIdentity } {
-    const key = `${event.clientName ?? UNKNOWN}\u0000${event.clientVersion ?? UNKNOWN}\u0000${event.principal}`;
-    const known = this.ids.get(key);
+  private requestField(wire: string, method: string, outcome: string): string {
+    return this.requestFields.get(wire, method, outcome, '') ?? this.requestFields.set(wire, method, outcome, '', field.request(wire, methodLabel(method), outcome));
+  }
+
+  private latencyField(wire: string, i: number): string {
+    let fields = this.latencyFields.get(wire);
+    if (!fields) this.latencyFields.set(wire, (fields = Array.from({ length: LATENCY_BOUNDS_MS.length + 1 }, (_, j) => field.latency(wire, j))));
+    return fields[i]!;
+  }
+
+  private client(event: RequestEvent): KnownClient {
+    const name = event.clientName ?? UNKNOWN;
+    const version = event.clientVersion ?? UNKNOWN;
+    const known = this.ids.get(name, version, event.principal, '');
     // The per-hour cap is checked again for a cached id, so that a new hour starts a new count.
     if (known && this.clientIds.admit(known.id) === known.id) return known;
     const identity: ClientIdentity = {
@@ -204,11 +229,8 @@ export class Aggregator {
     };
     const hashed = createHash('sha256').update(`${identity.name}\u0000${identity.version}\u0000${identity.principal}`).digest('hex').slice(0, 16);
     const id = this.clientIds.admit(hashed);
-    const entry = id === OTHER ? { id, identity: { name: OTHER, version: '', principal: '' } } : { id, identity };
-    if (id !== OTHER) {
-      if (this.ids.size >= CLIENT_ID_CACHE) this.ids.clear();
-      this.ids.set(key, entry);
-    }
+    const entry: KnownClient = id === OTHER ? { id, identity: { name: OTHER, version: '', principal: '' }, fields: {} } : { id, identity, fields: {} };
+    if (id !== OTHER) this.ids.set(name, version, event.principal, '', entry);
     return entry;
   }
 }

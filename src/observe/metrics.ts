@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RequestEvent, StreamKind, TaskEvent } from './events.js';
 import { CardinalityLimit, LATENCY_BOUNDS_MS, methodLabel, TERMINAL_BOUNDS_MS } from './layout.js';
+import { PartsCache } from './parts-cache.js';
 import { RequestSeries, type Series } from './request-series.js';
 
 export interface MetricsOptions {
@@ -32,8 +33,8 @@ export class ShimMetrics {
   private readonly streams: Gauge<'kind'>;
   private readonly gaps: Counter;
   private readonly sessions = new Map<string, number>();
-  /** Each request's series by its raw facts, so that a request costs one lookup and a few additions. */
-  private readonly children = new Map<string, Series>();
+  /** Each request's series by its raw facts, so that a request costs a few lookups and additions. Client-chosen methods and versions map to few series but many keys: bounded. */
+  private readonly children = new PartsCache<Series>(5_000);
   private readonly versions = new CardinalityLimit(32);
 
   constructor(options: MetricsOptions) {
@@ -108,15 +109,13 @@ export class ShimMetrics {
   }
 
   request(event: RequestEvent): void {
-    const key = `${event.wire}\u0000${event.method}\u0000${event.protocolVersion}\u0000${event.outcome}`;
-    let series = this.children.get(key);
+    // No version and an empty one both read `unknown`.
+    const rawVersion = event.protocolVersion ?? '';
+    let series = this.children.get(event.wire, event.method, rawVersion, event.outcome);
     if (!series) {
       const method = methodLabel(event.method);
-      const version = event.protocolVersion && /^[\w.-]{1,32}$/.test(event.protocolVersion) ? this.versions.admit(event.protocolVersion) : 'unknown';
-      series = this.requests.get(event.wire, method, version, event.outcome);
-      // Client-chosen methods and versions map to few series but many keys: keep the cache bounded.
-      if (this.children.size >= 5_000) this.children.clear();
-      this.children.set(key, series);
+      const version = /^[\w.-]{1,32}$/.test(rawVersion) ? this.versions.admit(rawVersion) : 'unknown';
+      series = this.children.set(event.wire, event.method, rawVersion, event.outcome, this.requests.get(event.wire, method, version, event.outcome));
     }
     this.requests.observe(series, event.latencyMs / 1000);
   }

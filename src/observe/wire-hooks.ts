@@ -109,13 +109,15 @@ export function observeSep2663(recorder: Recorder) {
       const method = methodOf(message);
       const params = message?.params;
       const meta = params?._meta as Record<string, unknown> | undefined;
-      const clientInfo = clientInfoOf(meta?.[META.clientInfo]);
+      const info = meta?.[META.clientInfo] as { name?: unknown; version?: unknown } | undefined;
+      // As clientInfoOf reads it, without making the object.
+      const named = typeof info?.name === 'string';
       recorder.record({
         wire: 'sep2663',
         method,
         tool: toolOf(method, params),
-        clientName: clientInfo?.name,
-        clientVersion: clientInfo?.version,
+        clientName: named ? (info!.name as string) : undefined,
+        clientVersion: named ? (typeof info!.version === 'string' ? info!.version : '') : undefined,
         principal,
         protocolVersion: stringOr(meta?.[META.protocolVersion], header(req.headers, 'mcp-protocol-version')),
         outcome: replyOutcome(reply),
@@ -167,7 +169,7 @@ function isTaskCreation(message: Message | undefined): boolean {
 
 function replyOutcome(reply: Reply): Outcome {
   if (reply.kind === 'stream') return 'ok';
-  if (reply.kind === 'empty') return outcomeOf(undefined, reply.status);
+  if (reply.kind === 'empty' || reply.kind === 'json-text') return outcomeOf(undefined, reply.status);
   const error = (reply.body as { error?: { code?: unknown } } | undefined)?.error;
   return outcomeOf(typeof error?.code === 'number' ? error.code : undefined, reply.status);
 }

@@ -33,6 +33,27 @@ export interface HoldOutcome {
   open: number;
 }
 
+/**
+ * What a status poll shows of a task (a SEP-2663 `DetailedTask`), read without the rest of the
+ * record. JSON values are the JSON text the store holds, as `JSON.stringify` wrote it, so that an
+ * answer can splice them instead of parsing and stringifying them again.
+ */
+export interface PolledTask {
+  taskId: string;
+  status: TaskStatus;
+  statusMessage?: string;
+  createdAt: number;
+  lastUpdatedAt: number;
+  ttlMs: number;
+  pollIntervalMs: number;
+  /** `completed`: the upstream's CallToolResult. */
+  result?: string;
+  /** `failed`: the JSON-RPC error object. */
+  error?: string;
+  /** `input_required` only: the outstanding requests as [key, request], in the record's key order. */
+  inputRequests: ReadonlyArray<readonly [string, string]>;
+}
+
 export interface CancelOutcome {
   /** False when the task was already terminal: nothing changed. */
   changed: boolean;
@@ -53,6 +74,9 @@ export interface TaskStore {
   create(task: NewTask): Promise<TaskRecord>;
 
   get(taskId: string, principal: string): Promise<TaskRecord | undefined>;
+
+  /** `get` for a status answer: scoped and expiring alike, reading only what that answer shows. */
+  poll(taskId: string, principal: string): Promise<PolledTask | undefined>;
 
   /** Executor read, unscoped. Still `undefined` once expired. */
   load(taskId: string): Promise<TaskRecord | undefined>;

@@ -9,6 +9,7 @@ import {
   type TaskStatus,
 } from '../../src/core/task.js';
 import { canTransition } from '../../src/mapping/transitions.js';
+import { polledOf } from '../../src/store/polled-task.js';
 import type { TaskChange, TaskStore } from '../../src/store/task-store.js';
 
 /** What the contract needs from a backend, fresh for every test. */
@@ -174,6 +175,28 @@ export function describeTaskStoreContract(name: string, backendFor: () => StoreB
         expect(await store.get(newTaskId(), ALICE)).toBeUndefined();
         expect(await store.load(newTaskId())).toBeUndefined();
         expect((await store.load(taskId))?.taskId).toBe(taskId);
+      });
+
+      it('polls what a status answer shows, the JSON values as the text a record stringifies to, in every status', async () => {
+        for (const status of TASK_STATUSES) {
+          const { taskId } = await taskIn(status);
+          if (status === 'input_required') {
+            await store.requestInput(taskId, '__proto__', { method: 'roots/list', params: {} }, Date.now());
+            await store.requestInput(taskId, '7', { method: 'elicitation/create', params: { message: 'ünï "q" \u2028' } }, Date.now());
+          }
+          const polled = await replica().poll(taskId, ALICE);
+          expect(polled).toEqual(polledOf((await store.get(taskId, ALICE))!));
+          expect(polled?.status).toBe(status);
+          expect(polled?.inputRequests.length).toBe(status === 'input_required' ? 3 : 0);
+        }
+      });
+
+      it('polls a task of another principal as undefined, exactly like an unknown id', async () => {
+        const { taskId } = await taskIn('input_required');
+        expect(await store.poll(taskId, MALLORY)).toBeUndefined();
+        const completed = await taskIn('completed');
+        expect(await store.poll(completed.taskId, MALLORY)).toBeUndefined();
+        expect(await store.poll(newTaskId(), ALICE)).toBeUndefined();
       });
 
       it('lets another principal neither answer nor cancel a task, as if it did not exist', async () => {
@@ -444,8 +467,10 @@ export function describeTaskStoreContract(name: string, backendFor: () => StoreB
       it('reads a task until createdAt + ttlMs and as undefined from then on, leaving nothing behind', async () => {
         const { taskId, createdAt } = await store.create(newTask({ ttlMs: 300 }));
         expect(await replica().get(taskId, ALICE)).toBeDefined();
+        expect(await replica().poll(taskId, ALICE)).toBeDefined();
         await vi.waitFor(async () => expect(await store.get(taskId, ALICE)).toBeUndefined(), WAIT);
         expect(Date.now()).toBeGreaterThanOrEqual(createdAt + 300);
+        expect(await store.poll(taskId, ALICE)).toBeUndefined();
         expect(await store.load(taskId)).toBeUndefined();
         await vi.waitFor(async () => expect(await backend.residue()).toBe(0), WAIT);
       });
@@ -466,6 +491,7 @@ export function describeTaskStoreContract(name: string, backendFor: () => StoreB
       it('never shows a task created already past its deadline', async () => {
         const { taskId } = await store.create(newTask({ createdAt: Date.now() - 10_000, ttlMs: 5_000 }));
         expect(await store.get(taskId, ALICE)).toBeUndefined();
+        expect(await store.poll(taskId, ALICE)).toBeUndefined();
         expect(await store.load(taskId)).toBeUndefined();
         await vi.waitFor(async () => expect(await backend.residue()).toBe(0), WAIT);
       });

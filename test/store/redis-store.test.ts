@@ -82,6 +82,32 @@ describe('RedisTaskStore layout', () => {
     expect(await admin.hget(`json:task:{${taskId}}`, 'arguments')).toBe('{"empty":{},"big":1152921504606847000}');
   });
 
+  it('reads a task past its deadline as gone on our clock, while Redis still holds it, whole or polled', async () => {
+    const store = open({ prefix: 'late' });
+    for (const waiting of [false, true]) {
+      const { taskId } = await store.create(newTask({ principal: 'alice' }));
+      if (waiting) await store.requestInput(taskId, 'q1', { method: 'roots/list', params: {} }, Date.now());
+      const key = `late:task:{${taskId}}`;
+      // A Redis whose clock is behind ours would still hold the hash.
+      await admin.persist(key);
+      await admin.hset(key, 'createdAt', String(Date.now() - 60_000));
+      expect(await store.get(taskId, 'alice')).toBeUndefined();
+      expect(await store.load(taskId)).toBeUndefined();
+      expect(await store.poll(taskId, 'alice')).toBeUndefined();
+      await admin.hset(key, 'createdAt', String(Date.now() - 59_000));
+      expect((await store.poll(taskId, 'alice'))?.status).toBe(waiting ? 'input_required' : 'working');
+      await admin.del(key);
+    }
+  });
+
+  it('polls a task without reading the fields no status answer shows', async () => {
+    const store = open({ prefix: 'lean' });
+    const { taskId } = await store.create(newTask({ principal: 'alice' }));
+    await admin.hset(`lean:task:{${taskId}}`, 'arguments', 'not json');
+    await expect(store.get(taskId, 'alice')).rejects.toThrow(SyntaxError);
+    expect((await store.poll(taskId, 'alice'))?.status).toBe('working');
+  });
+
   it('keeps stores with different prefixes apart', async () => {
     const { taskId } = await open({ prefix: 'tenant-a' }).create(newTask());
     expect(await open({ prefix: 'tenant-b' }).load(taskId)).toBeUndefined();

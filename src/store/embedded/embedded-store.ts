@@ -10,11 +10,13 @@ import {
 } from '../../core/task.js';
 import { initialRecord } from '../initial-record.js';
 import { ListenerSet } from '../listeners.js';
+import { polledOf } from '../polled-task.js';
 import type {
   AnswerOutcome,
   CancelOutcome,
   HoldOutcome,
   OpenKind,
+  PolledTask,
   TaskChange,
   TaskOutcome,
   TaskStore,
@@ -59,6 +61,12 @@ export class EmbeddedTaskStore implements TaskStore {
   async get(taskId: string, principal: string): Promise<TaskRecord | undefined> {
     const record = this.live(taskId, Date.now())?.record;
     return record?.principal === principal ? structuredClone(record) : undefined;
+  }
+
+  async poll(taskId: string, principal: string): Promise<PolledTask | undefined> {
+    const record = this.live(taskId, Date.now())?.record;
+    // polledOf copies everything it takes (stringified), so no clone is needed.
+    return record?.principal === principal ? polledOf(record) : undefined;
   }
 
   async load(taskId: string): Promise<TaskRecord | undefined> {

@@ -1,5 +1,6 @@
-import type { TaskRecord } from '../../core/task.js';
-import type { TaskOutcome } from '../task-store.js';
+import type { TaskRecord, TaskStatus } from '../../core/task.js';
+import { inRecordKeyOrder } from '../polled-task.js';
+import type { PolledTask, TaskOutcome } from '../task-store.js';
 import { ANSWER_FIELD, INPUT_REQUEST_FIELD } from './keys.js';
 
 /**
@@ -91,4 +92,55 @@ function decodeEntries(entries: readonly [string, string][]): TaskRecord | undef
   record.inputRequests = Object.fromEntries(inputRequests);
   record.inputResponses = Object.fromEntries(inputResponses);
   return record as unknown as TaskRecord;
+}
+
+/** The fields a status poll reads (HMGET), in this order; the rest of a record no poll shows. */
+export const POLL_FIELDS = ['principal', 'status', 'statusMessage', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs', 'result', 'error'] as const;
+
+/**
+ * The poll view in an HMGET reply of POLL_FIELDS; undefined for a missing key or a task of
+ * another principal. Outstanding input requests are fields of their own, which HMGET cannot
+ * list: for `input_required` the caller reads the whole hash (decodePolledHash).
+ */
+export function decodePolled(taskId: string, values: readonly (string | null)[], principal: string): PolledTask | undefined {
+  if (values[0] !== principal) return undefined;
+  return {
+    taskId,
+    status: values[1] as TaskStatus,
+    statusMessage: values[2] ?? undefined,
+    createdAt: numberOf(values[3]),
+    lastUpdatedAt: numberOf(values[4]),
+    ttlMs: numberOf(values[5]),
+    pollIntervalMs: numberOf(values[6]),
+    result: values[7] ?? undefined,
+    error: values[8] ?? undefined,
+    inputRequests: [],
+  };
+}
+
+/** The poll view in a whole hash (HGETALL as an object), with the outstanding requests as stored. */
+export function decodePolledHash(taskId: string, hash: Record<string, string>, principal: string): PolledTask | undefined {
+  if (hash.principal !== principal) return undefined;
+  const status = hash.status as TaskStatus;
+  const inputRequests: [string, string][] = [];
+  if (status === 'input_required') {
+    for (const field in hash) if (field.startsWith(INPUT_REQUEST_FIELD)) inputRequests.push([field.slice(INPUT_REQUEST_FIELD.length), hash[field]!]);
+  }
+  return {
+    taskId,
+    status,
+    statusMessage: hash.statusMessage,
+    createdAt: numberOf(hash.createdAt),
+    lastUpdatedAt: numberOf(hash.lastUpdatedAt),
+    ttlMs: numberOf(hash.ttlMs),
+    pollIntervalMs: numberOf(hash.pollIntervalMs),
+    result: hash.result,
+    error: hash.error,
+    inputRequests: inRecordKeyOrder(inputRequests),
+  };
+}
+
+/** As decodeEntries reads a number field: a missing one stays undefined. */
+function numberOf(value: string | null | undefined): number {
+  return (value === null || value === undefined ? undefined : Number(value)) as number;
 }

@@ -7,6 +7,7 @@ import type {
   CancelOutcome,
   HoldOutcome,
   OpenKind,
+  PolledTask,
   TaskChange,
   TaskOutcome,
   TaskStore,
@@ -14,7 +15,7 @@ import type {
 } from '../task-store.js';
 import { sourcesOf } from '../../mapping/transitions.js';
 import { CANCEL_FROM, LIVE_STATUSES, REQUEST_INPUT_FROM, RESUME_FROM } from '../transition-rules.js';
-import { decodeFlatTask, decodeTask, encodeAnswer, encodeOutcome, encodeTask } from './codec.js';
+import { decodeFlatTask, decodePolled, decodePolledHash, decodeTask, encodeAnswer, encodeOutcome, encodeTask, POLL_FIELDS } from './codec.js';
 import {
   callRedis,
   disconnect,
@@ -38,7 +39,7 @@ function statusList(statuses: readonly TaskStatus[]): string {
 
 /**
  * The production store: one hash per task, every change one Lua script that checks the status,
- * writes and publishes atomically. Reads are a single HGETALL.
+ * writes and publishes atomically. Reads are a single HGETALL (a poll: HMGET).
  */
 export class RedisTaskStore implements TaskStore {
   readonly kind = 'redis' as const;
@@ -79,6 +80,18 @@ export class RedisTaskStore implements TaskStore {
   async get(taskId: string, principal: string): Promise<TaskRecord | undefined> {
     const task = await this.load(taskId);
     return task?.principal === principal ? task : undefined;
+  }
+
+  /**
+   * One HMGET of the fields a status answer shows, instead of the whole record (whose arguments
+   * and capabilities a poll never shows). A task waiting on input is read whole, since its
+   * outstanding requests are fields of their own; that read alone then answers, as one snapshot.
+   */
+  async poll(taskId: string, principal: string): Promise<PolledTask | undefined> {
+    const key = taskKey(this.prefix, taskId);
+    let task = decodePolled(taskId, await this.call(() => this.redis.hmget(key, ...POLL_FIELDS)), principal);
+    if (task?.status === 'input_required') task = decodePolledHash(taskId, await this.call(() => this.redis.hgetall(key)), principal);
+    return task && !isExpired(task, Date.now()) ? task : undefined;
   }
 
   async load(taskId: string): Promise<TaskRecord | undefined> {

@@ -29,7 +29,7 @@ import { DISCOVER_VERSIONS, META, SUPPORTED_VERSIONS, TASKS_CAPABILITY, TASKS_EX
 import { checkHeaders, checkParamHeaders } from './headers.js';
 import { ListenHub } from './listen-hub.js';
 import { serveListen } from './listen.js';
-import { renderCreateTaskResult, renderDetailedTask } from './render.js';
+import { detailedTaskMembers, renderCreateTaskResult } from './render.js';
 import { TaskIdParams } from '../task-id.js';
 import { ListenParams, plainTaskId, readMeta, TasksUpdateParams, ToolsCallParams } from './schemas.js';
 import { httpStatusFor } from './status.js';
@@ -72,7 +72,7 @@ interface Call {
   signal: () => AbortSignal;
 }
 
-type MethodHandler = (call: Call) => Promise<Record<string, unknown> | StreamAnswer>;
+type MethodHandler = (call: Call) => Promise<Record<string, unknown> | StreamAnswer | TextAnswer>;
 
 /** Upstream methods a 2026-07-28 client may call, translated through the upstream client pool. */
 const TRANSLATED: Readonly<Record<string, { schema: z.ZodType; cache?: 'public' | 'private' }>> = {
@@ -91,9 +91,12 @@ const TRANSLATED: Readonly<Record<string, { schema: z.ZodType; cache?: 'public' 
 export class Sep2663Handler {
   private readonly methods: Readonly<Record<string, MethodHandler>>;
   private readonly listenHub: ListenHub;
+  /** The `_meta` member every result ends with, serialised once. */
+  private readonly serverInfoMember: string;
 
   constructor(private readonly options: Sep2663Options) {
     this.listenHub = new ListenHub(options.service.store);
+    this.serverInfoMember = `"_meta":${JSON.stringify({ [META.serverInfo]: options.serverInfo })}`;
     this.methods = {
       'server/discover': () => this.discover(),
       ping: async () => ({}),
@@ -121,6 +124,7 @@ export class Sep2663Handler {
       if (!method) throw new MethodNotFoundError(call.request.method);
       const answer = await method(call);
       if (answer instanceof StreamAnswer) return answer.reply;
+      if (answer instanceof TextAnswer) return { kind: 'json-text', status: 200, text: this.resultText(call.id, answer.members) };
       return json(200, resultResponse(call.id, this.withServerInfo({ resultType: 'complete', ...answer })));
     } catch (err) {
       const stage = err instanceof MethodNotFoundError ? 'envelope' : 'handler';
@@ -211,10 +215,10 @@ export class Sep2663Handler {
     }
   }
 
-  private async tasksGet(call: Call): Promise<Record<string, unknown>> {
+  private async tasksGet(call: Call): Promise<TextAnswer> {
     requireTasks(call);
     const taskId = plainTaskId(call.params) ?? parse(TaskIdParams, call.params).taskId;
-    return renderDetailedTask(await this.options.service.getTask(call.ctx.principal, taskId));
+    return new TextAnswer(detailedTaskMembers(await this.options.service.pollTask(call.ctx.principal, taskId)));
   }
 
   private async tasksUpdate(call: Call): Promise<Record<string, unknown>> {
@@ -271,6 +275,11 @@ export class Sep2663Handler {
     return { ttlMs: scope === 'private' ? 0 : (this.options.cacheTtlMs ?? 60_000), cacheScope: scope };
   }
 
+  /** What `json(200, resultResponse(id, withServerInfo({ resultType: 'complete', ...members })))` writes, as text. */
+  private resultText(id: JsonRpcId, members: string): string {
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"resultType":"complete",${members},${this.serverInfoMember}}}`;
+  }
+
   /** Adds serverInfo to the `_meta` of a result object the caller just built (so it is changed in place). */
   private withServerInfo(result: Record<string, unknown>): Record<string, unknown> {
     const meta = result._meta as Record<string, unknown> | undefined;
@@ -290,6 +299,11 @@ const NOTIFICATION = '\u0000notification';
 /** A handler's own HTTP answer (the listen stream), told apart from a result by class, not by shape. */
 class StreamAnswer {
   constructor(readonly reply: Reply) {}
+}
+
+/** A result given as the JSON members that follow `resultType` (no `_meta` among them), so that it is serialised once. */
+class TextAnswer {
+  constructor(readonly members: string) {}
 }
 
 function declaresTasks(capabilities: Record<string, unknown>): boolean {

@@ -1,6 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { RedisTaskStore } from '../../../src/store/redis/redis-store.js';
+import { META } from '../../../src/wire/sep2663/constants.js';
+import { renderDetailedTask } from '../../../src/wire/sep2663/render.js';
 import { useStack, type StoreKind } from '../../support/e2e-stack.js';
-import { Sep2663Client, textOf } from '../../support/sep2663-client.js';
+import { Sep2663Client, textOf, type Json } from '../../support/sep2663-client.js';
 
 const STORES: StoreKind[] = ['redis', 'embedded'];
 const stack = useStack({ stores: STORES });
@@ -75,6 +78,44 @@ describe.concurrent.each(STORES)('tasks/get (%s store)', (store) => {
     expect(running.status).toBe('working');
     const done = await c.waitForStatus(created.taskId, 'completed', { timeoutMs: 20_000 });
     expect(textOf(done.result)).toBe('Pipeline passed for abc123: 342 tests');
+  });
+});
+
+describe('tasks/get answers (redis store)', () => {
+  let records: RedisTaskStore | undefined;
+  afterAll(() => records?.close());
+
+  /** The answer's text, and what the object form of the stored record stringifies to, read around it so that both saw one state. */
+  async function answerAndExpected(c: Sep2663Client, taskId: string): Promise<{ text: string; expected: string }> {
+    records ??= new RedisTaskStore({ url: stack.redis.url });
+    for (;;) {
+      const before = await records.load(taskId);
+      const reply = await c.request('tasks/get', { taskId }, { id: 'byte-check' });
+      const after = await records.load(taskId);
+      if (JSON.stringify(before) !== JSON.stringify(after)) continue;
+      const serverInfo = (reply.body as Json).result._meta[META.serverInfo];
+      const result = { resultType: 'complete', ...renderDetailedTask(after!), _meta: { [META.serverInfo]: serverInfo } };
+      return { text: reply.text, expected: JSON.stringify({ jsonrpc: '2.0', id: 'byte-check', result }) };
+    }
+  }
+
+  it('are byte for byte the stringified object form of the stored task, in every status', async () => {
+    const c = new Sep2663Client(stack.shim('redis').url);
+    const done = await c.createTask('slow_compute', { seconds: 1.5, label: 'ünïcødé "q" \\ \u2028' });
+    const failed = await c.createTask('protocol_error_job');
+    const asking = await c.createTask('confirm_delete', { filename: 'ü "x".pdf' });
+    const running = await c.createTask('slow_compute', { seconds: 30 });
+    const cancelled = await c.createTask('slow_compute', { seconds: 30 });
+    await c.cancelTask(cancelled.taskId);
+    await c.waitForStatus(done.taskId, 'completed');
+    await c.waitForStatus(failed.taskId, 'failed');
+    await c.waitForStatus(asking.taskId, 'input_required');
+    for (const task of [done, failed, asking, running, cancelled]) {
+      const { text, expected } = await answerAndExpected(c, task.taskId);
+      expect(text).toBe(expected);
+    }
+    await c.cancelTask(asking.taskId);
+    await c.cancelTask(running.taskId);
   });
 });
 
