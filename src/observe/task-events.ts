@@ -1,4 +1,5 @@
 import { isTerminal, type TaskRecord, type Wire } from '../core/task.js';
+import { RedisTaskStore } from '../store/redis/redis-store.js';
 import type { TaskStore } from '../store/task-store.js';
 import type { Recorder, TaskEventKind } from './events.js';
 
@@ -13,8 +14,8 @@ const MAX_KNOWN = 10_000;
 
 /**
  * Records task lifecycles at the store, where each transition happens exactly once in the fleet
- * (one atomic compare-and-set): the replica that applies it records it. Wraps `create`,
- * `load`, `finish` and `cancel` of this very instance, so that every holder of the store (the
+ * (one atomic compare-and-set): the replica that applies it records it. Wraps `create` (and a
+ * Redis store's `createQueued`), `load`, `finish` and `cancel` of this very instance, so that every holder of the store (the
  * service, the runner, the adapters) goes through them and every other method stays untouched.
  *
  * `finish` carries only the task id; the wire and creation time come from the record the
@@ -33,12 +34,21 @@ export function observeTaskLifecycle(store: TaskStore, recorder: Recorder): Task
     recorder.task({ kind, wire: task.wire, tool: task.tool, createdAt: task.createdAt, expiresAt: task.expiresAt, at });
   };
 
+  const created = (record: TaskRecord): void => emit('created', remember(record), record.createdAt);
   const { create, load, finish, cancel } = store;
   store.create = async (task) => {
     const record = await create.call(store, task);
-    emit('created', remember(record), record.createdAt);
+    created(record);
     return record;
   };
+  if (store instanceof RedisTaskStore) {
+    const { createQueued } = store;
+    store.createQueued = async (task, queue, maxOpenTasks) => {
+      const outcome = await createQueued.call(store, task, queue, maxOpenTasks);
+      if (outcome.created) created(outcome.task);
+      return outcome;
+    };
+  }
   store.load = async (taskId) => {
     const record = await load.call(store, taskId);
     if (record && !isTerminal(record.status)) remember(record);

@@ -1,8 +1,5 @@
--- ARGV[4] = expiry (epoch ms), ARGV[5..] = field/value pairs. Returns 0 when the id is taken.
--- Fields and TTL are set in one step, so no replica ever sees a task that could outlive its TTL.
-if redis.call('EXISTS', key) == 1 then
+-- ARGV[4] = expiry (epoch ms), ARGV[5..] = field/value pairs (see new-task.lua). Returns 0 when the id is taken.
+if not write_new_task(ARGV[4], 5) then
   return 0
 end
-redis.call('HSET', key, unpack(ARGV, 5))
-redis.call('PEXPIREAT', key, ARGV[4])
 return 1

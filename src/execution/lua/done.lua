@@ -1,0 +1,8 @@
+-- KEYS[1] = leases, KEYS[2] = lost. ARGV[1] = the worker's token, ARGV[2] = the task id.
+-- Ends a job, if this worker still holds its lease; a job handed on to another worker is that
+-- worker's to end. Returns 1 when it ended the job.
+if redis.call('ZREM', KEYS[1], lease_member(ARGV[1], ARGV[2])) == 0 then
+  return 0
+end
+redis.call('HDEL', KEYS[2], ARGV[2])
+return 1
