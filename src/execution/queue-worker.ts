@@ -42,7 +42,10 @@ export class QueueWorker {
   private readonly scripts: Record<'renew' | 'reclaim' | 'done' | 'release', RunKeysScript>;
   /** Jobs whose lease this worker holds and renews. */
   private readonly leased = new Set<string>();
+  /** Each job from its start until its end is recorded in Redis. */
   private readonly running = new Set<Promise<void>>();
+  /** Slots taken: jobs whose processor has not returned yet. */
+  private busy = 0;
   private readonly timers: NodeJS.Timeout[] = [];
   private taking = true;
   private blocked = false;
@@ -92,12 +95,12 @@ export class QueueWorker {
     const { keys, concurrency, lockMs } = this.options;
     const takeKeys = [keys.waiting, this.claimed, keys.leases, keys.lost, keys.workers];
     for (let failures = 0; this.taking; ) {
-      if (this.running.size >= concurrency) {
+      if (this.busy >= concurrency) {
         await new Promise<void>((resolve) => (this.slotFreed = resolve));
         continue;
       }
       try {
-        const reply = (await this.take(takeKeys, [this.token, String(lockMs), String(concurrency - this.running.size)])) as (string | number)[];
+        const reply = (await this.take(takeKeys, [this.token, String(lockMs), String(concurrency - this.busy)])) as (string | number)[];
         failures = 0;
         const jobs: Job[] = [];
         for (let i = 0; i < reply.length; i += 2) jobs.push({ taskId: String(reply[i]), lostRuns: Number(reply[i + 1]) });
@@ -118,15 +121,18 @@ export class QueueWorker {
 
   private run(processor: JobProcessor, job: Job): void {
     this.leased.add(job.taskId);
+    this.busy++;
+    // A drain waits for the job's end in Redis too, so that a finished job never comes back as lost.
     const run: Promise<void> = processor(job)
       .catch(() => undefined)
-      .finally(() => {
-        this.running.delete(run);
+      .then(() => {
+        this.busy--;
         const freed = this.slotFreed;
         this.slotFreed = undefined;
         freed?.();
-        void this.end(job.taskId);
-      });
+        return this.end(job.taskId);
+      })
+      .finally(() => this.running.delete(run));
     this.running.add(run);
   }
 
