@@ -60,9 +60,8 @@ export class TaskService {
     return this.options.catalog.get(tool);
   }
 
-  async policyFor(tool: string): Promise<ToolPolicy> {
-    const info = await this.options.catalog.get(tool);
-    return resolvePolicy(tool, this.options.policies, info?.execution?.taskSupport);
+  policyFor(tool: string): Promise<ToolPolicy> {
+    return this.options.catalog.get(tool).then((info) => resolvePolicy(tool, this.options.policies, info?.execution?.taskSupport));
   }
 
   async callTool(ctx: CallContext, call: CallRequest): Promise<CallOutcome> {

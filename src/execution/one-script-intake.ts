@@ -15,13 +15,17 @@ export class OneScriptIntake implements TaskIntake {
     private readonly limits: PrincipalLimits,
   ) {}
 
-  async create(task: NewTask): Promise<TaskRecord> {
-    const outcome = await this.store.createQueued(task, this.queue, this.limits.maxOpenTasks).catch((err: unknown) => {
-      // Mostly no answer in time; a script that ran all the same counts its task until the task ends.
-      this.limits.forgetQuietly(task.principal, task.taskId);
-      throw err;
-    });
-    if (!outcome.created) throw this.limits.refuseTask(outcome.open);
-    return outcome.task;
+  create(task: NewTask): Promise<TaskRecord> {
+    return this.store.createQueued(task, this.queue, this.limits.maxOpenTasks).then(
+      (outcome) => {
+        if (!outcome.created) throw this.limits.refuseTask(outcome.open);
+        return outcome.task;
+      },
+      (err: unknown) => {
+        // Mostly no answer in time; a script that ran all the same counts its task until the task ends.
+        this.limits.forgetQuietly(task.principal, task.taskId);
+        throw err;
+      },
+    );
   }
 }

@@ -15,8 +15,9 @@ const MAX_KNOWN = 10_000;
 /**
  * Records task lifecycles at the store, where each transition happens exactly once in the fleet
  * (one atomic compare-and-set): the replica that applies it records it. Wraps `create` (and a
- * Redis store's `createQueued`), `load`, `finish` and `cancel` of this very instance, so that every holder of the store (the
- * service, the runner, the adapters) goes through them and every other method stays untouched.
+ * Redis store's `createQueued`), `load`, `finish` and `cancel` of this very instance, so that
+ * every holder of the store (the service, the runner, the adapters) goes through them and every
+ * other method stays untouched.
  *
  * `finish` carries only the task id; the wire and creation time come from the record the
  * runner loaded just before (remembered here), else from one read after the fact, off the path.
@@ -34,20 +35,20 @@ export function observeTaskLifecycle(store: TaskStore, recorder: Recorder): Task
     recorder.task({ kind, wire: task.wire, tool: task.tool, createdAt: task.createdAt, expiresAt: task.expiresAt, at });
   };
 
-  const created = (record: TaskRecord): void => emit('created', remember(record), record.createdAt);
   const { create, load, finish, cancel } = store;
   store.create = async (task) => {
     const record = await create.call(store, task);
-    created(record);
+    emit('created', remember(record), record.createdAt);
     return record;
   };
   if (store instanceof RedisTaskStore) {
     const { createQueued } = store;
-    store.createQueued = async (task, queue, maxOpenTasks) => {
-      const outcome = await createQueued.call(store, task, queue, maxOpenTasks);
-      if (outcome.created) created(outcome.task);
-      return outcome;
-    };
+    // Not remembered: a queued task is finished by a TaskRunner, which loads it first.
+    store.createQueued = (task, queue, maxOpenTasks) =>
+      createQueued.call(store, task, queue, maxOpenTasks).then((outcome) => {
+        if (outcome.created) emit('created', describe(outcome.task), outcome.task.createdAt);
+        return outcome;
+      });
   }
   store.load = async (taskId) => {
     const record = await load.call(store, taskId);
