@@ -36,6 +36,9 @@ export interface RedisTaskStoreOptions extends RedisClientOptions {
   prefix?: string;
 }
 
+/** Principals whose open-task key is kept; more start the cache afresh. */
+const OPEN_KEYS_CACHED = 10_000;
+
 function statusList(statuses: readonly TaskStatus[]): string {
   return statuses.join(',');
 }
@@ -53,6 +56,7 @@ export class RedisTaskStore implements TaskStore {
   private readonly scripts: Record<Operation, RunScript>;
   private readonly holdOpenScript: RunKeysScript;
   private readonly createQueuedScript: RunKeysScript;
+  private readonly openTaskKeys = new Map<string, string>();
   private readonly listeners = new ListenerSet<TaskChange>();
   private subscriber?: RedisConnection;
   private subscription?: Promise<void>;
@@ -95,7 +99,7 @@ export class RedisTaskStore implements TaskStore {
     if (this.redis instanceof Cluster) throw new Error('createQueued runs on one Redis, not on a Redis Cluster');
     const record = initialRecord(task);
     const key = taskKey(this.prefix, record.taskId);
-    const open = maxOpenTasks > 0 ? openKey(this.prefix, 'tasks', record.principal) : key;
+    const open = maxOpenTasks > 0 ? this.openTasksKey(record.principal) : key;
     const args = [this.channel, record.taskId, String(record.createdAt), String(record.createdAt + record.ttlMs), String(maxOpenTasks), ...encodeTask(record)];
     const [outcome, held] = (await this.call(() => this.createQueuedScript([key, queue, open], args))) as [number, number?];
     if (outcome === 2) throw new InternalError(`Task id ${record.taskId} already exists`);
@@ -180,7 +184,7 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async holdOpen(kind: OpenKind, principal: string, member: string, lapsesAt: number, limit: number, now: number): Promise<HoldOutcome> {
-    const key = openKey(this.prefix, kind, principal);
+    const key = kind === 'tasks' ? this.openTasksKey(principal) : openKey(this.prefix, kind, principal);
     const [held, open] = (await this.call(() => this.holdOpenScript([key], [String(now), String(limit), member, String(lapsesAt)]))) as [number, number];
     return { held: held === 1, open };
   }
@@ -241,6 +245,17 @@ export class RedisTaskStore implements TaskStore {
       return; // Not from our scripts; a stray publisher must not crash the process.
     }
     this.listeners.emit(change);
+  }
+
+  /** Every creation needs its principal's open-task key: a hash, computed once per principal (bounded). */
+  private openTasksKey(principal: string): string {
+    let key = this.openTaskKeys.get(principal);
+    if (key === undefined) {
+      if (this.openTaskKeys.size >= OPEN_KEYS_CACHED) this.openTaskKeys.clear();
+      key = openKey(this.prefix, 'tasks', principal);
+      this.openTaskKeys.set(principal, key);
+    }
+    return key;
   }
 
   /** A task that ended stops counting; a lost release only lasts until the task's expiry. */
