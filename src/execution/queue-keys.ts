@@ -6,8 +6,10 @@
 export interface QueueKeys {
   /** List of task ids waiting for a worker: pushed on the left, taken from the right (oldest first). */
   waiting: string;
-  /** Sorted set of running jobs: member `<worker token>:<task id>`, score the lease's end (ms, Redis clock). */
+  /** Sorted set of running jobs: member the task id, score the lease's end (ms, Redis clock). */
   leases: string;
+  /** Hash task id → token of the worker that holds its lease. */
+  owners: string;
   /** Hash task id → runs lost so far; only jobs that were lost at least once have a field. */
   lost: string;
   /** Sorted set of workers: member the worker's token, score the end of its heartbeat (ms, Redis clock). */
@@ -21,6 +23,7 @@ export function queueKeys(prefix: string): QueueKeys {
   return {
     waiting: `${tag}:waiting`,
     leases: `${tag}:leases`,
+    owners: `${tag}:owners`,
     lost: `${tag}:lost`,
     workers: `${tag}:workers`,
     claimed: `${tag}:claimed:`,

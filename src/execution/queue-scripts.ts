@@ -1,7 +1,7 @@
 import type { RedisConnection } from '../store/redis/connection.js';
 import { defineScripts, type RunKeysScript } from '../store/redis/scripts.js';
 
-const KEY_COUNTS = { take: 5, renew: 2, reclaim: 4, done: 2, release: 2 } as const;
+const KEY_COUNTS = { take: 6, renew: 3, reclaim: 5, done: 3, release: 2 } as const;
 export type QueueScript = keyof typeof KEY_COUNTS;
 
 /** The queue scripts of `names` (src/execution/lua), defined on `redis`. */

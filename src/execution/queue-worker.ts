@@ -33,7 +33,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * workers that died (lapsed leases) with one more lost run.
  */
 export class QueueWorker {
-  /** Names this worker in leases and heartbeats; base64url, so it holds no ':'. */
+  /** Names this worker in lease owners and heartbeats. */
   private readonly token = randomBytes(12).toString('base64url');
   private readonly claimed: string;
   /** The blocking wait and the takes, which wait out an outage instead of failing. */
@@ -93,7 +93,7 @@ export class QueueWorker {
 
   private async takeJobs(processor: JobProcessor): Promise<void> {
     const { keys, concurrency, lockMs } = this.options;
-    const takeKeys = [keys.waiting, this.claimed, keys.leases, keys.lost, keys.workers];
+    const takeKeys = [keys.waiting, this.claimed, keys.leases, keys.owners, keys.lost, keys.workers];
     for (let failures = 0; this.taking; ) {
       if (this.busy >= concurrency) {
         await new Promise<void>((resolve) => (this.slotFreed = resolve));
@@ -144,7 +144,7 @@ export class QueueWorker {
     const { keys } = this.options;
     for (let attempt = 0; this.leased.has(taskId); attempt++) {
       try {
-        await this.call(() => this.scripts.done([keys.leases, keys.lost], [this.token, taskId]));
+        await this.call(() => this.scripts.done([keys.leases, keys.owners, keys.lost], [this.token, taskId]));
         break;
       } catch (err) {
         if (!(err instanceof UnavailableError) || attempt >= END_ATTEMPTS - 1) break;
@@ -159,7 +159,7 @@ export class QueueWorker {
     this.renewing = true;
     const { keys, lockMs } = this.options;
     try {
-      const gone = (await this.call(() => this.scripts.renew([keys.leases, keys.workers], [this.token, String(lockMs), ...this.leased]))) as string[];
+      const gone = (await this.call(() => this.scripts.renew([keys.leases, keys.owners, keys.workers], [this.token, String(lockMs), ...this.leased]))) as string[];
       // Handed on to another worker while this one could not renew: that worker's lease is not ours to keep alive.
       for (const taskId of gone) this.leased.delete(taskId);
     } catch {
@@ -176,7 +176,7 @@ export class QueueWorker {
     try {
       for (;;) {
         const [leases, workers] = (await this.call(() =>
-          this.scripts.reclaim([keys.waiting, keys.leases, keys.lost, keys.workers], [keys.claimed, String(RECLAIM_BATCH)]),
+          this.scripts.reclaim([keys.waiting, keys.leases, keys.owners, keys.lost, keys.workers], [keys.claimed, String(RECLAIM_BATCH)]),
         )) as [number, number];
         if (leases < RECLAIM_BATCH && workers < RECLAIM_BATCH) break;
       }

@@ -89,12 +89,22 @@ describe('OneScriptIntake: creation on one Redis', () => {
     expect(await admin.llen(queueKeys(prefix).waiting)).toBe(1);
   });
 
-  it('refuses a task id that exists, and queues nothing for it', async () => {
-    const { intake: creation, prefix } = intake(5);
+  it("refuses the id of another principal's task, and queues nothing for it", async () => {
+    const { intake: creation, store, prefix } = intake(5);
     const task = newTask();
     await creation.create(task);
-    await expect(creation.create({ ...task })).rejects.toThrow(/already exists/);
+    await expect(creation.create({ ...task, principal: 'mallory' })).rejects.toThrow(/already exists/);
     expect(await admin.llen(queueKeys(prefix).waiting)).toBe(1);
+    expect((await store.load(task.taskId))?.principal).toBe('alice');
+  });
+
+  it('answers the same creation sent again (a resend after a dropped connection) as created, counted and queued once', async () => {
+    const { intake: creation, prefix } = intake(5);
+    const task = newTask();
+    const first = await creation.create(task);
+    expect(await creation.create({ ...task })).toEqual(first);
+    expect(await admin.lrange(queueKeys(prefix).waiting, 0, -1)).toEqual([task.taskId]);
+    expect(await admin.zcard(openKey(prefix, 'tasks', 'alice'))).toBe(1);
   });
 
   it('fails fast with a retryable UnavailableError while Redis is down, leaving nothing behind', async () => {

@@ -183,23 +183,38 @@ export function describeWorkQueueContract(name: string, backendFor: () => QueueB
       const taskId = newTaskId();
       await stalled.queue.enqueue(taskId);
       await pollUntil(async () => stalled.recorder.ran(taskId).length, (n) => n === 1, WAIT);
-      const [lostMember] = await admin.zrange(keys.leases, 0, -1);
+      const stalledOwner = await admin.hget(keys.owners, taskId);
       // As if the worker had not renewed in time: its lease lapsed.
-      await admin.zadd(keys.leases, 0, lostMember!);
+      await admin.zadd(keys.leases, 0, taskId);
       const taker = worker({ concurrency: 1, hold: true });
       await pollUntil(async () => taker.recorder.ran(taskId).length, (n) => n === 1, { ...WAIT, timeoutMs: HANDOVER_BOUND_MS });
       expect(taker.recorder.ran(taskId)).toEqual([{ taskId, lostRuns: 1 }]);
-      // Several renewal intervals later only the taker holds the job.
+      const owner = await admin.hget(keys.owners, taskId);
+      expect(owner).not.toBe(stalledOwner);
+      // Several renewal intervals later only the taker holds the job, and it renews the lease.
       await new Promise((resolve) => setTimeout(resolve, LOCK_MS * 2));
-      const members = await admin.zrange(keys.leases, 0, -1);
-      expect(members).toHaveLength(1);
-      expect(members[0]).not.toBe(lostMember);
+      expect(await admin.hget(keys.owners, taskId)).toBe(owner);
+      expect(Number(await admin.zscore(keys.leases, taskId))).toBeGreaterThan(Date.now());
       stalled.recorder.release(taskId);
       await new Promise((resolve) => setTimeout(resolve, LOCK_MS));
-      expect(await admin.zrange(keys.leases, 0, -1)).toEqual(members);
+      expect(await admin.hget(keys.owners, taskId)).toBe(owner);
       expect(await taker.queue.depth()).toBe(1);
       taker.recorder.release(taskId);
       expect(await pollUntil(() => taker.queue.depth(), (depth) => depth === 0, WAIT)).toBe(0);
+    });
+
+    it('never runs a job queued twice on two workers at once: the copy is dropped while the job runs', async () => {
+      const first = worker({ hold: true });
+      const taskId = newTaskId();
+      await first.queue.enqueue(taskId);
+      await pollUntil(async () => first.recorder.ran(taskId).length, (n) => n === 1, WAIT);
+      await first.queue.enqueue(taskId);
+      const second = worker({ hold: true });
+      await pollUntil(() => admin.llen(keys.waiting), (n) => n === 0, WAIT);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(second.recorder.jobs).toEqual([]);
+      expect(first.recorder.ran(taskId)).toHaveLength(1);
+      expect(await first.queue.depth()).toBe(1);
     });
 
     it('hands back a job a dead worker had taken into its claimed list but never leased, as a first delivery', async () => {

@@ -41,8 +41,8 @@ describe('RedisWorkQueue slots on a Redis Cluster', () => {
       await queue.enqueue(newTaskId());
       await pollUntil(async () => ran.length, (n) => n === 1);
       const keys = await clusterKeys(cluster, '{slots:q}:*');
-      const { waiting, leases, workers, claimed } = queueKeys('slots');
-      expect(keys).toEqual([leases, waiting, workers].sort());
+      const { waiting, leases, owners, workers, claimed } = queueKeys('slots');
+      expect(keys).toEqual([leases, owners, waiting, workers].sort());
       const slots = await Promise.all([...keys, `${claimed}anyworker`].map((key) => keySlot(cluster, key)));
       expect(new Set(slots).size).toBe(1);
       const perNode = await Promise.all(cluster.nodes.map((node) => clusterKeys({ ...cluster, nodes: [node] }, '{slots:q}:*')));

@@ -55,7 +55,8 @@ describe('RedisWorkQueue on one Redis', () => {
       const keys = await admin.keys('*layout*');
       expect(keys.length).toBeGreaterThan(0);
       expect(keys.every((key) => key.startsWith('{layout:q}:'))).toBe(true);
-      expect(keys.sort()).toEqual([queueKeys('layout').leases, queueKeys('layout').waiting, queueKeys('layout').workers].sort());
+      const layout = queueKeys('layout');
+      expect(keys.sort()).toEqual([layout.leases, layout.owners, layout.waiting, layout.workers].sort());
     } finally {
       release();
       admin.disconnect();

@@ -4,8 +4,3 @@ local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
-
--- A lease's member names its worker and its job; tokens hold no ':', task ids may.
-local function lease_member(token, task_id)
-  return token .. ':' .. task_id
-end
