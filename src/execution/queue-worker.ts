@@ -63,7 +63,7 @@ export class QueueWorker {
 
   start(processor: JobProcessor): void {
     const { lockMs } = this.options;
-    // Three renewals per lease: a worker may miss two (a long GC, a slow Redis) and keep its jobs.
+    // Three renewals per lease: a worker that misses one (a long GC, a slow Redis) keeps its jobs.
     this.timers.push(setInterval(() => void this.renew(), Math.max(100, Math.floor(lockMs / 3))));
     this.timers.push(setInterval(() => void this.reclaim(), Math.max(500, Math.floor(lockMs / 2))));
     for (const timer of this.timers) timer.unref();
