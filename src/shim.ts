@@ -2,9 +2,12 @@ import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { ShimConfig } from './config/schema.js';
 import { systemClock } from './core/ports.js';
+import { PrincipalLimits } from './core/limits.js';
+import { StepwiseIntake, type TaskIntake } from './core/task-intake.js';
 import { TaskService } from './core/task-service.js';
-import { BullMqQueue } from './execution/bullmq-queue.js';
 import { InProcessQueue } from './execution/in-process-queue.js';
+import { OneScriptIntake } from './execution/one-script-intake.js';
+import { RedisWorkQueue } from './execution/redis-queue.js';
 import { TaskRunner } from './execution/task-runner.js';
 import { CachedToolCatalog } from './execution/tool-catalog.js';
 import { UpstreamPool } from './execution/upstream-pool.js';
@@ -73,22 +76,24 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   const log = options.log ?? ((message) => console.error(message));
   // First: key material that cannot be read stops the start before anything is connected.
   const authenticate = await createAuthenticator(config.auth);
-  const store: TaskStore = config.redisUrl
+  const redisStore = config.redisUrl
     ? new RedisTaskStore({ url: config.redisUrl, cluster: config.redisCluster, prefix: config.redisPrefix })
-    : new EmbeddedTaskStore();
+    : undefined;
+  const store: TaskStore = redisStore ?? new EmbeddedTaskStore();
   // A worker serves no sessions; the embedded store is passive and opens no connection.
   const sessions: SessionStore = config.redisUrl && config.role !== 'worker'
     ? new RedisSessionStore({ url: config.redisUrl, cluster: config.redisCluster, prefix: config.redisPrefix })
     : new EmbeddedSessionStore();
-  const queue: WorkQueue = config.redisUrl
-    ? new BullMqQueue({
+  const redisQueue = config.redisUrl
+    ? new RedisWorkQueue({
         redisUrl: config.redisUrl,
         redisCluster: config.redisCluster,
         prefix: config.redisPrefix,
         concurrency: config.workerConcurrency,
         lockDurationMs: config.jobLockMs,
       })
-    : new InProcessQueue(config.workerConcurrency);
+    : undefined;
+  const queue: WorkQueue = redisQueue ?? new InProcessQueue(config.workerConcurrency);
   // Before anything uses the store: task lifecycles are recorded at it (docs/dashboard.md).
   const observability = createObservability({ config, store, queue, log });
   const pool = new UpstreamPool({
@@ -106,9 +111,25 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     fallback: config.policies.default ?? 'auto',
     autoWindowMs: config.autoWindowMs,
   };
+  const limits = new PrincipalLimits(
+    store,
+    {
+      maxOpenTasks: config.maxOpenTasksPerPrincipal,
+      maxOpenStreams: config.maxOpenStreamsPerPrincipal,
+      // Renewed on every keep-alive: a stream of a replica that died stops counting after three missed ones.
+      streamLeaseMs: 3 * config.listenKeepAliveMs,
+    },
+    systemClock,
+  );
+  // One Redis creates a task in one script; a Cluster keeps the task and the queue in different slots.
+  const intake: TaskIntake =
+    redisStore && redisQueue && !config.redisCluster
+      ? new OneScriptIntake(redisStore, redisQueue.keys.waiting, limits)
+      : new StepwiseIntake(store, queue, limits, systemClock);
   const service = new TaskService({
     store,
-    queue,
+    intake,
+    limits,
     invoker: pool,
     catalog,
     clock: systemClock,
@@ -116,12 +137,6 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     defaultTtlMs: config.defaultTtlMs,
     maxTtlMs: config.maxTtlMs,
     pollIntervalMs: config.pollIntervalMs,
-    limits: {
-      maxOpenTasks: config.maxOpenTasksPerPrincipal,
-      maxOpenStreams: config.maxOpenStreamsPerPrincipal,
-      // Renewed on every keep-alive: a stream of a replica that died stops counting after three missed ones.
-      streamLeaseMs: 3 * config.listenKeepAliveMs,
-    },
   });
   const streams = new OpenStreams();
   let draining = false;

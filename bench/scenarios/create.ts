@@ -21,7 +21,7 @@ const SPLIT_PREFIX = 'mts-bench-split';
  */
 const SPLIT_MAX_OPEN_TASKS = '1000000';
 const DRAIN_MAX_MS = 120_000;
-const API_ROW = 'shim api replica (Redis + BullMQ enqueue)';
+const API_ROW = 'shim api replica (Redis: task hash + job in one script)';
 const ALL_ROW = 'shim all-in-one replica (API + worker in one process)';
 const SDK_ROW = 'SDK in-memory task server';
 const BARE_ROW = 'bare node:http + 1 Redis SET';
@@ -76,7 +76,7 @@ export async function createTasks(ctx: BenchContext): Promise<ScenarioResult> {
         { target: '(info) creation (all-in-one replica) vs bare node+redis', value: `${ratio(all.rps, bare.rps)}×`, pass: null },
       ],
       notes: [
-        `${API_ROW}: a replica started with --role api, the way a split deployment runs its API replicas. Each create is what durability costs: the task hash and the BullMQ job enqueue. It runs no jobs; a --role worker replica started before each round runs the jobs queued so far and stops, so the measured rounds see no job execution on this machine (in production workers run on their own machines).`,
+        `${API_ROW}: a replica started with --role api, the way a split deployment runs its API replicas. Each create is what durability costs: the open-task count, the task hash and the job (its id pushed on the work queue), in one Redis script. It runs no jobs; a --role worker replica started before each round runs the jobs queued so far and stops, so the measured rounds see no job execution on this machine (in production workers run on their own machines).`,
         `${ALL_ROW}: the default --role all replica, which also runs each created task's job (a store read, an upstream call, the finishing write) in the same process while it creates, and shares the two cores with the demo upstream answering those calls.`,
         `Before each round both queues are emptied (bounded at ${DRAIN_MAX_MS / 1000} s); that took ${Math.round(Math.max(0, ...drained) / 100) / 10} s at most. The api/worker pair uses its own Redis prefix, so the all-in-one replica's worker never takes its jobs, and SHIM_MAX_OPEN_TASKS_PER_PRINCIPAL=${SPLIT_MAX_OPEN_TASKS}: its rounds leave every created task open until the next drain, which the default limit of 1000 would refuse (the check itself still runs on each create).`,
       ],

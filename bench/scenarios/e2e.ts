@@ -100,7 +100,7 @@ export async function endToEnd(ctx: BenchContext): Promise<ScenarioResult> {
   return {
     name: 'e2e',
     title: 'End-to-end task, instant tool (create → completed → result read)',
-    rows: [row('shim (Redis + BullMQ, 2026-07-28 wire)', shim), row('SDK in-memory task server (tasks/get + tasks/result)', sdk)],
+    rows: [row('shim (Redis, 2026-07-28 wire)', shim), row('SDK in-memory task server (tasks/get + tasks/result)', sdk)],
     targets: [{ target: '(no numeric target) shim end-to-end p50/p99', value: `${round(percentile(shim.ms, 50), 2)} / ${round(percentile(shim.ms, 99), 2)} ms`, pass: null }],
     notes: [`Before measuring, the jobs left queued by the creation load drained: a first task completed after ${drainedMs} ms.`, `${TASKS} tasks one after another (first 10 dropped as warm-up); the client re-polls tasks/get at once until completed; bounded to ${TOTAL_MAX_MS / 1000} s per variant.`],
     raw: { shim, sdk },

@@ -86,7 +86,7 @@ export async function memory(ctx: BenchContext): Promise<ScenarioResult> {
     await sleep(500);
     const before = await usedMemory(redis);
     const tasks = await createFinished(shim.url, TASKS, 'mem');
-    await sleep(1_000); // BullMQ removes completed jobs; observability buckets settle
+    await sleep(1_000); // the queue ends completed jobs; observability buckets settle
     const after = await usedMemory(redis);
     const usage: number[] = [];
     const payload: number[] = [];

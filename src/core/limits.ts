@@ -40,12 +40,22 @@ export class PrincipalLimits {
     private readonly clock: Clock,
   ) {}
 
+  /** Open tasks a principal may hold; 0: no limit. */
+  get maxOpenTasks(): number {
+    return this.settings.maxOpenTasks;
+  }
+
+  /** The refusal of a task whose principal holds `open` tasks already. */
+  refuseTask(open: number): LimitExceededError {
+    return new LimitExceededError('tasks', this.settings.maxOpenTasks, open);
+  }
+
   /** Counts a task about to be created until it ends or expires; throws when the principal is at its limit. */
   async admitTask(principal: string, taskId: string, expiresAt: number): Promise<void> {
     const limit = this.settings.maxOpenTasks;
     if (limit === 0) return;
     const outcome = await this.store.holdOpen('tasks', principal, taskId, expiresAt, limit, this.clock.now());
-    if (!outcome.held) throw new LimitExceededError('tasks', limit, outcome.open);
+    if (!outcome.held) throw this.refuseTask(outcome.open);
   }
 
   /**
@@ -64,6 +74,11 @@ export class PrincipalLimits {
         await new Promise((resolve) => setTimeout(resolve, RELEASE_RETRY_MS * 2 ** attempt));
       }
     }
+  }
+
+  /** forgetTask in the background: the client hears of the failed creation at once. */
+  forgetQuietly(principal: string, taskId: string): void {
+    this.forgetTask(principal, taskId).catch(() => undefined);
   }
 
   /** Counts a stream about to open; throws when the principal is at its limit. */

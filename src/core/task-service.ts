@@ -1,18 +1,22 @@
-import { InternalError, InvalidParamsError, TaskNotFoundError, UpstreamRpcError } from './errors.js';
+import { InvalidParamsError, TaskNotFoundError, UpstreamRpcError } from './errors.js';
 import { newTaskId } from './ids.js';
 import { checkAnswer } from './input-responses.js';
 import { planCall, resolvePolicy, type PolicySources, type ToolPolicy } from './policy.js';
-import type { Clock, TaskQueue, ToolCatalog, ToolInfo, ToolInvoker } from './ports.js';
+import type { Clock, ToolCatalog, ToolInfo, ToolInvoker } from './ports.js';
 import type { CallContext, CallOutcome, CallRequest } from './call.js';
 import type { TaskRecord } from './task.js';
-import { PrincipalLimits, type LimitSettings } from './limits.js';
+import type { PrincipalLimits } from './limits.js';
 import { ParkedCalls } from './parked-call.js';
+import type { TaskIntake } from './task-intake.js';
 import { waitForTask } from './task-watch.js';
 import type { CancelOutcome, PolledTask, TaskStore } from '../store/task-store.js';
 
 export interface TaskServiceOptions {
   store: TaskStore;
-  queue: TaskQueue;
+  /** Where created tasks go: counted, written and queued. */
+  intake: TaskIntake;
+  /** What a principal may hold open at once (the intake counts tasks, the wires streams). */
+  limits: PrincipalLimits;
   invoker: ToolInvoker;
   catalog: ToolCatalog;
   clock: Clock;
@@ -22,8 +26,6 @@ export interface TaskServiceOptions {
   pollIntervalMs: number;
   /** Bound on a synchronous call, which has no task TTL to inherit. */
   syncTimeoutMs?: number;
-  /** What a principal may hold open at once; absent: no limits. */
-  limits?: LimitSettings;
 }
 
 /** The longest a synchronous call runs, and how long a parked one waits for the client's retry. */
@@ -35,11 +37,7 @@ const MRTR_TTL_MS = 10 * 60 * 1000;
  */
 export class TaskService {
   private readonly parked: ParkedCalls;
-  /** Open tasks (counted here, at creation) and open streams (counted by the wires). */
-  readonly limits: PrincipalLimits;
-
   constructor(private readonly options: TaskServiceOptions) {
-    this.limits = new PrincipalLimits(options.store, options.limits ?? { maxOpenTasks: 0, maxOpenStreams: 0, streamLeaseMs: 0 }, options.clock);
     this.parked = new ParkedCalls({
       store: options.store,
       invoker: options.invoker,
@@ -52,14 +50,18 @@ export class TaskService {
     return this.options.store;
   }
 
+  /** Open tasks (counted at creation) and open streams (counted by the wires). */
+  get limits(): PrincipalLimits {
+    return this.options.limits;
+  }
+
   /** The upstream's tool, or undefined when it has none by that name. */
   toolInfo(tool: string): Promise<ToolInfo | undefined> {
     return this.options.catalog.get(tool);
   }
 
-  async policyFor(tool: string): Promise<ToolPolicy> {
-    const info = await this.options.catalog.get(tool);
-    return resolvePolicy(tool, this.options.policies, info?.execution?.taskSupport);
+  policyFor(tool: string): Promise<ToolPolicy> {
+    return this.options.catalog.get(tool).then((info) => resolvePolicy(tool, this.options.policies, info?.execution?.taskSupport));
   }
 
   async callTool(ctx: CallContext, call: CallRequest): Promise<CallOutcome> {
@@ -141,40 +143,21 @@ export class TaskService {
   }
 
   /** Creates and queues a task without consulting the policy: the legacy wires decide themselves. */
-  async createTask(ctx: CallContext, call: CallRequest): Promise<TaskRecord> {
-    const { store, queue, clock } = this.options;
-    const now = clock.now();
-    const taskId = newTaskId();
-    const ttlMs = Math.min(call.requestedTtlMs ?? this.options.defaultTtlMs, this.options.maxTtlMs);
-    await this.limits.admitTask(ctx.principal, taskId, now + ttlMs);
-    const task = await store
-      .create({
-        taskId,
-        principal: ctx.principal,
-        origin: ctx.wire,
-        sessionId: ctx.sessionId,
-        tool: call.name,
-        arguments: call.arguments,
-        createdAt: now,
-        ttlMs,
-        pollIntervalMs: this.options.pollIntervalMs,
-        clientCapabilities: ctx.clientCapabilities,
-        clientInfo: ctx.clientInfo,
-      })
-      .catch((err: unknown) => {
-        // Released in the background: the client hears of the failure at once.
-        void this.limits.forgetTask(ctx.principal, taskId).catch(() => undefined);
-        throw err;
-      });
-    try {
-      await queue.enqueue(task.taskId);
-    } catch (err) {
-      // A task nobody will run must not sit in `working` until its TTL.
-      const error = new InternalError(`Could not queue the task: ${err instanceof Error ? err.message : String(err)}`);
-      await store.finish(task.taskId, { status: 'failed', error: error.toJsonRpc(), statusMessage: error.message }, clock.now()).catch(() => undefined);
-      throw error;
-    }
-    return task;
+  createTask(ctx: CallContext, call: CallRequest): Promise<TaskRecord> {
+    const now = this.options.clock.now();
+    return this.options.intake.create({
+      taskId: newTaskId(),
+      principal: ctx.principal,
+      origin: ctx.wire,
+      sessionId: ctx.sessionId,
+      tool: call.name,
+      arguments: call.arguments,
+      createdAt: now,
+      ttlMs: Math.min(call.requestedTtlMs ?? this.options.defaultTtlMs, this.options.maxTtlMs),
+      pollIntervalMs: this.options.pollIntervalMs,
+      clientCapabilities: ctx.clientCapabilities,
+      clientInfo: ctx.clientInfo,
+    });
   }
 
   /**

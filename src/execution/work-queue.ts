@@ -1,6 +1,7 @@
 /**
- * Where task executions wait for a worker. Redis deployments use BullMQ (lock renewal and
- * stalled-job recovery across replicas); the embedded store runs jobs in this process.
+ * Where task executions wait for a worker. Redis deployments use RedisWorkQueue (leases renewed
+ * while a job runs, a dead worker's jobs handed on across replicas); the embedded store runs
+ * jobs in this process.
  */
 export interface Job {
   taskId: string;
@@ -19,7 +20,7 @@ export interface WorkQueue {
   depth(): Promise<number>;
   /**
    * Stops taking new jobs and waits (up to `graceMs`) for running ones; jobs still running then
-   * are released (BullMQ: their lock lapses and another replica's stall check takes them).
+   * are released (Redis: their lease lapses and another replica's reclaim hands them on as lost).
    * Queueing still works, so that requests served during a shutdown can create tasks.
    */
   drain(graceMs: number): Promise<void>;

@@ -1,4 +1,5 @@
 import { isTerminal, type TaskRecord, type Wire } from '../core/task.js';
+import { RedisTaskStore } from '../store/redis/redis-store.js';
 import type { TaskStore } from '../store/task-store.js';
 import type { Recorder, TaskEventKind } from './events.js';
 
@@ -13,9 +14,10 @@ const MAX_KNOWN = 10_000;
 
 /**
  * Records task lifecycles at the store, where each transition happens exactly once in the fleet
- * (one atomic compare-and-set): the replica that applies it records it. Wraps `create`,
- * `load`, `finish` and `cancel` of this very instance, so that every holder of the store (the
- * service, the runner, the adapters) goes through them and every other method stays untouched.
+ * (one atomic compare-and-set): the replica that applies it records it. Wraps `create` (and a
+ * Redis store's `createQueued`), `load`, `finish` and `cancel` of this very instance, so that
+ * every holder of the store (the service, the runner, the adapters) goes through them and every
+ * other method stays untouched.
  *
  * `finish` carries only the task id; the wire and creation time come from the record the
  * runner loaded just before (remembered here), else from one read after the fact, off the path.
@@ -39,6 +41,15 @@ export function observeTaskLifecycle(store: TaskStore, recorder: Recorder): Task
     emit('created', remember(record), record.createdAt);
     return record;
   };
+  if (store instanceof RedisTaskStore) {
+    const { createQueued } = store;
+    // Not remembered: a queued task is finished by a TaskRunner, which loads it first.
+    store.createQueued = (task, queue, maxOpenTasks) =>
+      createQueued.call(store, task, queue, maxOpenTasks).then((outcome) => {
+        if (outcome.created) emit('created', describe(outcome.task), outcome.task.createdAt);
+        return outcome;
+      });
+  }
   store.load = async (taskId) => {
     const record = await load.call(store, taskId);
     if (record && !isTerminal(record.status)) remember(record);

@@ -1,3 +1,4 @@
+import { Cluster } from 'ioredis';
 import { InternalError } from '../../core/errors.js';
 import { isExpired, type InputRequest, type NewTask, type TaskRecord, type TaskStatus } from '../../core/task.js';
 import { initialRecord } from '../initial-record.js';
@@ -28,10 +29,16 @@ import {
 import { checkPrefix, DEFAULT_PREFIX, eventsChannel, openKey, taskKey } from './keys.js';
 import { defineScripts, defineTaskScripts, type Operation, type RunKeysScript, type RunScript } from './scripts.js';
 
+/** What createQueued did: created and queued the task, or nothing because its principal holds `open` tasks. */
+export type QueuedCreation = { created: true; task: TaskRecord } | { created: false; open: number };
+
 export interface RedisTaskStoreOptions extends RedisClientOptions {
   /** Prefix of every key and of the events channel; default `mts`. */
   prefix?: string;
 }
+
+/** Principals whose open-task key is kept; more start the cache afresh. */
+const OPEN_KEYS_CACHED = 10_000;
 
 function statusList(statuses: readonly TaskStatus[]): string {
   return statuses.join(',');
@@ -49,6 +56,8 @@ export class RedisTaskStore implements TaskStore {
   private readonly channel: string;
   private readonly scripts: Record<Operation, RunScript>;
   private readonly holdOpenScript: RunKeysScript;
+  private readonly createQueuedScript: RunKeysScript;
+  private readonly openTaskKeys = new Map<string, string>();
   private readonly listeners = new ListenerSet<TaskChange>();
   private subscriber?: RedisConnection;
   private subscription?: Promise<void>;
@@ -62,19 +71,40 @@ export class RedisTaskStore implements TaskStore {
     this.ownsClient = owned;
     this.channel = eventsChannel(this.prefix);
     this.scripts = defineTaskScripts(this.redis);
-    this.holdOpenScript = defineScripts(this.redis, { dir: new URL('./lua/', import.meta.url), names: ['hold-open'], namespace: 'mtsOpen' })[
-      'hold-open'
-    ];
+    const creation = defineScripts(this.redis, {
+      dir: new URL('./lua/', import.meta.url),
+      names: ['hold-open', 'create-queued'],
+      namespace: 'mtsOpen',
+      prelude: { 'hold-open': ['open-set'], 'create-queued': ['common', 'new-task', 'open-set'] },
+      keyCounts: { 'create-queued': 3 },
+    });
+    this.holdOpenScript = creation['hold-open'];
+    this.createQueuedScript = creation['create-queued'];
   }
 
   async create(task: NewTask): Promise<TaskRecord> {
     const record = initialRecord(task);
-    const fields = encodeTask(record);
     const expiry = String(record.createdAt + record.ttlMs);
-    const created = await this.run('create', record.taskId, record.createdAt, [expiry, ...fields]);
+    const created = await this.run('create', record.taskId, record.createdAt, [expiry, record.principal, ...encodeTask(record)]);
     if (created !== 1) throw new InternalError(`Task id ${record.taskId} already exists`);
-    // Decoded from what was written, so the caller holds exactly what every replica reads.
-    return decodeFlatTask(fields)!;
+    // What every replica reads back: its JSON values arrived as parsed JSON, so they survive the round trip.
+    return record;
+  }
+
+  /**
+   * A task's whole creation in one script, for one Redis (a Cluster refuses its keys of three
+   * slots): counts it against its principal's open tasks when `maxOpenTasks` > 0, writes it and
+   * pushes its id on the work queue's `queue` list, or does nothing at all.
+   */
+  async createQueued(task: NewTask, queue: string, maxOpenTasks: number): Promise<QueuedCreation> {
+    if (this.redis instanceof Cluster) throw new Error('createQueued runs on one Redis, not on a Redis Cluster');
+    const record = initialRecord(task);
+    const key = taskKey(this.prefix, record.taskId);
+    const open = maxOpenTasks > 0 ? this.openTasksKey(record.principal) : key;
+    const args = [this.channel, record.taskId, String(record.createdAt), String(record.createdAt + record.ttlMs), String(maxOpenTasks), record.principal, ...encodeTask(record)];
+    const [outcome, held] = (await this.call(() => this.createQueuedScript([key, queue, open], args))) as [number, number?];
+    if (outcome === 2) throw new InternalError(`Task id ${record.taskId} already exists`);
+    return outcome === 1 ? { created: true, task: record } : { created: false, open: held! };
   }
 
   async get(taskId: string, principal: string): Promise<TaskRecord | undefined> {
@@ -167,7 +197,7 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async holdOpen(kind: OpenKind, principal: string, member: string, lapsesAt: number, limit: number, now: number): Promise<HoldOutcome> {
-    const key = openKey(this.prefix, kind, principal);
+    const key = kind === 'tasks' ? this.openTasksKey(principal) : openKey(this.prefix, kind, principal);
     const [held, open] = (await this.call(() => this.holdOpenScript([key], [String(now), String(limit), member, String(lapsesAt)]))) as [number, number];
     return { held: held === 1, open };
   }
@@ -228,6 +258,17 @@ export class RedisTaskStore implements TaskStore {
       return; // Not from our scripts; a stray publisher must not crash the process.
     }
     this.listeners.emit(change);
+  }
+
+  /** Every creation needs its principal's open-task key: a hash, computed once per principal (bounded). */
+  private openTasksKey(principal: string): string {
+    let key = this.openTaskKeys.get(principal);
+    if (key === undefined) {
+      if (this.openTaskKeys.size >= OPEN_KEYS_CACHED) this.openTaskKeys.clear();
+      key = openKey(this.prefix, 'tasks', principal);
+      this.openTaskKeys.set(principal, key);
+    }
+    return key;
   }
 
   /** A task that ended stops counting; a lost release only lasts until the task's expiry. */

@@ -28,6 +28,8 @@ export interface ScriptSet<Name extends string> {
   namespace: string;
   /** Prepend `common.lua` to every script. */
   common?: boolean;
+  /** Per script, further files of `dir` prepended after `common.lua`: functions several scripts share. */
+  prelude?: Partial<Record<Name, readonly string[]>>;
   /** Scripts that never write, sent as EVALSHA_RO so that a replica may serve them. */
   readOnly?: readonly Name[];
   /** How many KEYS each script takes, when not one. */
@@ -50,7 +52,8 @@ export function defineScripts<Name extends string>(redis: RedisConnection, set: 
     const numberOfKeys = set.keyCounts?.[name] ?? 1;
     // A fixed key count puts the first key first, which is what a Cluster's auto-pipelining routes
     // by (a leading count would be hashed as if it were the key, and the pipeline refused).
-    redis.defineCommand(command, { lua: common + readLua(set.dir, name), numberOfKeys, readOnly: set.readOnly?.includes(name) });
+    const prelude = (set.prelude?.[name] ?? []).map((part) => readLua(set.dir, part)).join('');
+    redis.defineCommand(command, { lua: common + prelude + readLua(set.dir, name), numberOfKeys, readOnly: set.readOnly?.includes(name) });
     return [
       name,
       (keys, args) => {
@@ -69,6 +72,7 @@ export function defineTaskScripts(redis: RedisConnection): Record<Operation, Run
     names: OPERATIONS,
     namespace: 'mtsTask',
     common: true,
+    prelude: { create: ['new-task'] },
   });
   const entries = OPERATIONS.map((operation): [Operation, RunScript] => [
     operation,

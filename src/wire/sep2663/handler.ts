@@ -185,8 +185,6 @@ export class Sep2663Handler {
   }
 
   private async toolsCall(call: Call): Promise<Record<string, unknown>> {
-    // Taken before the first await, so that a client gone by then still aborts the call.
-    const signal = call.signal();
     const params = parse(ToolsCallParams, call.params);
     const args = params.arguments ?? {};
     checkParamHeaders(call.headers, await this.options.catalog.get(params.name), args);
@@ -197,7 +195,11 @@ export class Sep2663Handler {
       name: params.name,
       arguments: args,
       optedIn: declaresTasks(call.ctx.clientCapabilities),
-      signal,
+      // Made when the core first reads it: a call that becomes a task never does. One made after the
+      // client left is aborted at once (closeSignal), so nothing is missed by waiting.
+      get signal() {
+        return call.signal();
+      },
       retry:
         params.requestState === undefined
           ? undefined

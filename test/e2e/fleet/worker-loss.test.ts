@@ -7,9 +7,9 @@ import { fleetArgs, JOB_LOCK_MS, LOST_MESSAGE, writeFleetPolicy } from './fleet-
 const stack = useStack({ stores: [] });
 
 /**
- * BullMQ notices a dead worker's job when its lock has expired and a stall check has seen it
- * twice (checks run every half lock): about two locks after the kill. The grace covers a loaded
- * host picking the job up and writing the outcome.
+ * A dead worker's lease lapses at most one lock after the kill, and a reclaim (every half lock on
+ * each surviving worker) hands its job on: within about two locks. The grace covers a loaded host
+ * picking the job up and writing the outcome.
  */
 const GRACE_MS = 8_000;
 const LOSS_BOUND_MS = 2 * JOB_LOCK_MS + GRACE_MS;

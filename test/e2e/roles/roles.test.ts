@@ -1,5 +1,6 @@
-import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queueKeys } from '../../../src/execution/queue-keys.js';
 import { useStack } from '../../support/e2e-stack.js';
 import { Sep2663Client, textOf } from '../../support/sep2663-client.js';
 import type { ShimProcess } from '../../support/shim-process.js';
@@ -15,17 +16,17 @@ const PIPELINE_TEXT = 'Pipeline passed for abc123: 342 tests';
 describe('replica roles: api replicas queue, worker replicas run', () => {
   let api: ShimProcess;
   let worker: ShimProcess | undefined;
-  let queue: Queue;
+  let redis: Redis;
+  /** The shim's work queue, read as an operator would: default prefix `mts`. */
+  const keys = queueKeys('mts');
   const client = (): Sep2663Client => new Sep2663Client(api.url);
 
   beforeAll(async () => {
     api = await stack.startShim({ args: ['--role', 'api'] });
-    // The shim's BullMQ queue, read as an operator would: default prefix `mts`, hash-tagged.
-    const { hostname, port } = new URL(stack.redis.url);
-    queue = new Queue('tasks', { connection: { host: hostname, port: Number(port) }, prefix: '{mts:q}' });
+    redis = new Redis(stack.redis.url);
   });
-  afterAll(async () => {
-    await queue?.close();
+  afterAll(() => {
+    redis?.disconnect();
   });
 
   it('an api replica alone queues the task and runs nothing: it stays working with its job waiting', async () => {
@@ -37,14 +38,13 @@ describe('replica roles: api replicas queue, worker replicas run', () => {
       expect(task.statusMessage ?? '').not.toMatch(/Running tests/);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    expect(await queue.getJobState(created.taskId)).toBe('waiting');
-    expect(await queue.getWaitingCount()).toBe(1);
-    expect(await queue.getActiveCount()).toBe(0);
+    expect(await redis.lrange(keys.waiting, 0, -1)).toEqual([created.taskId]);
+    expect(await redis.zcard(keys.leases)).toBe(0);
 
     worker = await stack.startShim({ args: ['--role', 'worker'] });
     const done = await client().waitForStatus(created.taskId, 'completed', { timeoutMs: 20_000 });
     expect(textOf(done.result)).toBe(PIPELINE_TEXT);
-    expect(await queue.getWaitingCount()).toBe(0);
+    expect(await redis.llen(keys.waiting)).toBe(0);
   });
 
   it('a task created on the api replica is run by the worker replica and read on the api replica', async () => {

@@ -1,8 +1,11 @@
--- ARGV[4] = expiry (epoch ms), ARGV[5..] = field/value pairs. Returns 0 when the id is taken.
--- Fields and TTL are set in one step, so no replica ever sees a task that could outlive its TTL.
-if redis.call('EXISTS', key) == 1 then
+-- ARGV[4] = expiry (epoch ms), ARGV[5] = principal, ARGV[6..] = field/value pairs (see
+-- new-task.lua); the caller's clock (ARGV[3]) is the task's createdAt. Returns 0 when the id is
+-- taken by another task.
+local state = creation_state(ARGV[5], ARGV[3])
+if state == 'taken' then
   return 0
 end
-redis.call('HSET', key, unpack(ARGV, 5))
-redis.call('PEXPIREAT', key, ARGV[4])
+if state == 'new' then
+  write_new_task(ARGV[4], 6)
+end
 return 1
