@@ -20,6 +20,8 @@ import { MAX_TASK_ID_LENGTH, type StreamSlot } from '../../core/limits.js';
 
 /** Methods the shim answers from the task store; every other message of a session is forwarded. */
 const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel', 'tasks/create', 'tasks/status']);
+/** Requests `dispatch` looks at (the task methods, and the tool methods it may answer or rewrite); the rest go straight on. */
+const DISPATCHED: ReadonlySet<string> = new Set([...TASK_METHODS, 'tools/call', 'tools/list']);
 
 /**
  * The legacy wires (MCP 2025-11-25 tasks and the tasks/create dialect) on the session
@@ -73,7 +75,7 @@ export class LegacyAdapter implements LegacyEndpoint {
         case 'notification':
           return new Forward(session);
         case 'request':
-          return this.request(session, message.message);
+          return DISPATCHED.has(message.message.method) ? this.request(session, message.message) : new Forward(session);
       }
     }
     req.resume();
