@@ -3,20 +3,12 @@ import { performance } from 'node:perf_hooks';
 import type { CutoverControls } from '../cutover/controls.js';
 import type { SessionRecord } from '../session/session-store.js';
 import type { JsonRpcId } from '../wire/jsonrpc/message.js';
-import type { LegacyHooks } from '../wire/legacy/hooks.js';
+import type { LegacyHooks, LegacyVisit } from '../wire/legacy/hooks.js';
 import type { Reply } from '../wire/reply.js';
 import { META } from '../wire/sep2663/constants.js';
-import { outcomeOf, type ObservedWire, type Outcome, type Recorder, type RequestEvent } from './events.js';
+import { outcomeOf, type ObservedWire, type Outcome, type Recorder } from './events.js';
 
 type Message = Record<string, unknown> & { params?: Record<string, unknown> };
-
-/** What the old-API hooks learn about one request on its way through the adapter. */
-interface Facts {
-  startedAt: number;
-  message?: Message;
-  session?: SessionRecord;
-  refused: boolean;
-}
 
 /**
  * The old API's hooks: every response carries the deprecation headers; in a brownout window every
@@ -24,77 +16,97 @@ interface Facts {
  * wire it used, which only the adapter's outcome tells (forwarded means passthrough).
  */
 export class OldApiHooks implements LegacyHooks {
-  private readonly facts = new WeakMap<IncomingMessage, Facts>();
-
   constructor(
     private readonly controls: CutoverControls,
     private readonly recorder: Recorder,
     private readonly now: () => number = Date.now,
   ) {}
 
-  before(req: IncomingMessage, res: ServerResponse, parsed: unknown): Reply | undefined {
-    const message = asMessage(parsed);
-    const facts: Facts = { startedAt: performance.now(), message, refused: false };
-    this.facts.set(req, facts);
+  begin(req: IncomingMessage, res: ServerResponse, parsed: unknown, principal: string): LegacyVisit {
     for (const [name, value] of this.controls.headers) res.setHeader(name, value);
+    const visit = new OldApiVisit(this.controls, this.recorder, this.now, req, res, asMessage(parsed), principal);
     // Other requests are refused once their session is known, so that the refusal is attributed.
-    if (message?.method === 'initialize') return this.brownout(facts);
-    return undefined;
+    if (visit.message?.method === 'initialize') visit.refusal = visit.brownout();
+    return visit;
   }
+}
 
-  admit(req: IncomingMessage, session: SessionRecord): Reply | undefined {
-    const facts = this.facts.get(req);
+/** What the old-API hooks learn about one request on its way through the adapter. */
+class OldApiVisit implements LegacyVisit {
+  refusal: Reply | undefined;
+  private readonly startedAt = performance.now();
+  private session: SessionRecord | undefined;
+  private refused = false;
+
+  constructor(
+    private readonly controls: CutoverControls,
+    private readonly recorder: Recorder,
+    private readonly now: () => number,
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    readonly message: Message | undefined,
+    private readonly principal: string,
+  ) {}
+
+  admit(session: SessionRecord): Reply | undefined {
     this.recorder.sessionSeen(session.sessionId);
-    if (!facts) return undefined;
-    facts.session = session;
-    const brownout = this.brownout(facts);
+    this.session = session;
+    const brownout = this.brownout();
     if (brownout) return brownout;
-    if (this.controls.drain && isTaskCreation(facts.message)) {
-      facts.refused = true;
-      return this.controls.drained(facts.message?.id as JsonRpcId);
+    if (this.controls.drain && isTaskCreation(this.message)) {
+      this.refused = true;
+      return this.controls.drained(this.message?.id as JsonRpcId);
     }
     return undefined;
   }
 
-  after(req: IncomingMessage, res: ServerResponse, principal: string, reply: Reply | undefined): void {
+  answered(reply: Reply): void {
     try {
-      const facts = this.facts.get(req);
-      if (!facts) return;
-      this.facts.delete(req);
-      const { message, session } = facts;
-      const method = req.method !== 'POST' ? (req.method ?? 'GET') : methodOf(message);
-      const params = message?.params;
-      const clientInfo = session?.clientInfo ?? (method === 'initialize' ? clientInfoOf(params?.clientInfo) : undefined);
-      const event: Omit<RequestEvent, 'outcome' | 'latencyMs'> = {
-        wire: legacyWire(method, params, session, reply === undefined, facts.refused),
-        method,
-        tool: toolOf(method, params),
-        clientName: clientInfo?.name,
-        clientVersion: clientInfo?.version,
-        principal,
-        protocolVersion: session?.protocolVersion ?? stringOr(params?.protocolVersion, header(req.headers, 'mcp-protocol-version')),
-      };
-      if (reply === undefined) {
-        // Forwarded: the upstream answers, and its HTTP status is all the shim sees of the outcome.
-        res.once('close', () => {
-          this.recorder.record({ ...event, outcome: outcomeOf(undefined, res.statusCode), latencyMs: performance.now() - facts.startedAt });
-        });
-        return;
-      }
-      this.recorder.record({ ...event, outcome: replyOutcome(reply), latencyMs: performance.now() - facts.startedAt });
-      if (reply.kind === 'stream') res.once('close', this.recorder.streamOpened(method === 'GET' ? 'legacy-get' : 'legacy-result'));
+      const method = this.method();
+      this.record(method, false, replyOutcome(reply));
+      if (reply.kind === 'stream') this.res.once('close', this.recorder.streamOpened(method === 'GET' ? 'legacy-get' : 'legacy-result'));
     } catch {
       // Recording never fails a request.
     }
   }
 
-  private brownout(facts: Facts): Reply | undefined {
+  forwarded(status: number): void {
+    try {
+      // The upstream answered, and its HTTP status is all the shim sees of the outcome.
+      this.record(this.method(), true, outcomeOf(undefined, status));
+    } catch {
+      // Recording never fails a request.
+    }
+  }
+
+  brownout(): Reply | undefined {
     const now = this.now();
     const window = this.controls.brownoutAt(now);
     if (!window) return undefined;
-    facts.refused = true;
-    const id = facts.message?.id;
+    this.refused = true;
+    const id = this.message?.id;
     return this.controls.brownedOut(typeof id === 'string' || typeof id === 'number' ? id : null, window, now);
+  }
+
+  private method(): string {
+    return this.req.method !== 'POST' ? (this.req.method ?? 'GET') : methodOf(this.message);
+  }
+
+  private record(method: string, forwarded: boolean, outcome: Outcome): void {
+    const { message, session, req } = this;
+    const params = message?.params;
+    const clientInfo = session?.clientInfo ?? (method === 'initialize' ? clientInfoOf(params?.clientInfo) : undefined);
+    this.recorder.record({
+      wire: legacyWire(method, params, session, forwarded, this.refused),
+      method,
+      tool: toolOf(method, params),
+      clientName: clientInfo?.name,
+      clientVersion: clientInfo?.version,
+      principal: this.principal,
+      protocolVersion: session?.protocolVersion ?? stringOr(params?.protocolVersion, header(req.headers, 'mcp-protocol-version')),
+      outcome,
+      latencyMs: performance.now() - this.startedAt,
+    });
   }
 }
 

@@ -8,7 +8,9 @@ import { json, type Reply } from '../reply.js';
 import { writeReply } from '../../http/write-reply.js';
 import { parsePushId } from './constants.js';
 import type { LegacyDeps } from './deps.js';
+import type { LegacyVisit } from './hooks.js';
 import { initialize } from './initialize.js';
+import type { ForwardRoute } from './passthrough.js';
 import { SessionCache } from './session-cache.js';
 import { rewriteToolsList } from './tools-list.js';
 import { serveGetStream, serveResultStream } from './streams.js';
@@ -16,9 +18,10 @@ import { LegacyTaskMethods, parseParams } from './task-methods.js';
 import { TaskIdParams } from '../task-id.js';
 import { MAX_TASK_ID_LENGTH, type StreamSlot } from '../../core/limits.js';
 
-
 /** Methods the shim answers from the task store; every other message of a session is forwarded. */
 const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel', 'tasks/create', 'tasks/status']);
+/** Requests `dispatch` looks at (the task methods, and the tool methods it may answer or rewrite); the rest go straight on. */
+const DISPATCHED: ReadonlySet<string> = new Set([...TASK_METHODS, 'tools/call', 'tools/list']);
 
 /**
  * The legacy wires (MCP 2025-11-25 tasks and the tasks/create dialect) on the session
@@ -35,13 +38,24 @@ export class LegacyAdapter implements LegacyEndpoint {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, parsed: unknown, principal: string): Promise<void> {
-    const reply =
-      this.deps.hooks?.before(req, res, parsed) ?? (await this.route(req, res, body, parsed, principal).catch((err: unknown) => unavailable(err, parsed)));
-    this.deps.hooks?.after(req, res, principal, reply);
-    if (reply) await writeReply(res, reply);
+    const visit = this.deps.hooks?.begin(req, res, parsed, principal);
+    let routed: Reply | Forward | undefined = visit?.refusal;
+    if (!routed) {
+      try {
+        routed = await this.route(req, res, parsed, principal, visit);
+      } catch (err) {
+        routed = unavailable(err, parsed);
+      }
+    }
+    if (routed instanceof Forward) {
+      this.deps.passthrough.forward(req, res, routed, body, visit);
+      return;
+    }
+    visit?.answered(routed);
+    await writeReply(res, routed);
   }
 
-  private async route(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, parsed: unknown, principal: string): Promise<Reply | undefined> {
+  private async route(req: IncomingMessage, res: ServerResponse, parsed: unknown, principal: string, visit: LegacyVisit | undefined): Promise<Reply | Forward> {
     if (req.method === 'POST') {
       let message;
       try {
@@ -53,22 +67,21 @@ export class LegacyAdapter implements LegacyEndpoint {
         return initialize(this.deps, message.message, principal, res);
       }
       const forwardable = message.kind !== 'request' || !TASK_METHODS.has(message.message.method);
-      const session = await this.session(req, principal, forwardable);
+      const session = await this.session(req, principal, visit, forwardable);
       if (!isSession(session)) return session;
       switch (message.kind) {
         case 'response':
-          return this.answer(req, res, session, message.message, body);
+          return this.answer(session, message.message);
         case 'notification':
-          this.deps.passthrough.forward(req, res, this.route_(session), body);
-          return undefined;
+          return new Forward(session);
         case 'request':
-          return this.request(req, res, session, message.message, body);
+          return DISPATCHED.has(message.message.method) ? this.request(session, message.message) : new Forward(session);
       }
     }
     req.resume();
-    const session = await this.session(req, principal);
+    const session = await this.session(req, principal, visit);
     if (!isSession(session)) return session;
-    if (req.method === 'GET') return this.get(req, res, session);
+    if (req.method === 'GET') return this.get(req, session);
     if (req.method === 'DELETE') {
       this.sessions.forget(session.sessionId);
       await this.deps.sessions.delete(session.sessionId);
@@ -81,12 +94,13 @@ export class LegacyAdapter implements LegacyEndpoint {
   }
 
   /** 400 without a session id, 404 for an unknown or foreign one (a session is its principal's). */
-  private async session(req: IncomingMessage, principal: string, forwardable = false): Promise<SessionRecord | Reply> {
+  private async session(req: IncomingMessage, principal: string, visit: LegacyVisit | undefined, forwardable = false): Promise<SessionRecord | Reply> {
     const header = req.headers['mcp-session-id'];
     if (typeof header !== 'string' || header === '') {
       return json(400, errorResponse(null, new InvalidRequestError('Mcp-Session-Id header is required (initialize first)')));
     }
-    const session = await (forwardable ? this.sessions.get(header) : this.sessions.read(header));
+    const found = forwardable ? this.sessions.get(header) : this.sessions.read(header);
+    const session = found instanceof Promise ? await found : found;
     if (!session || session.principal !== principal) {
       return json(404, errorResponse(null, new ShimError(-32001, 'Session not found')));
     }
@@ -94,31 +108,24 @@ export class LegacyAdapter implements LegacyEndpoint {
     if (typeof version === 'string' && version !== session.protocolVersion) {
       return json(400, errorResponse(null, new InvalidRequestError(`MCP-Protocol-Version '${version}' does not match the session's '${session.protocolVersion}'`)));
     }
-    return this.deps.hooks?.admit(req, session) ?? session;
-  }
-
-  private route_(session: SessionRecord): { clientSessionId: string; upstreamSessionId?: string } {
-    return { clientSessionId: session.sessionId, upstreamSessionId: session.upstreamSessionId };
+    return visit?.admit(session) ?? session;
   }
 
   /** A client's answer to a pushed input request settles that key; anything else is the upstream's. */
-  private async answer(req: IncomingMessage, res: ServerResponse, session: SessionRecord, response: JsonRpcResponse, body: Buffer | undefined): Promise<Reply | undefined> {
+  private async answer(session: SessionRecord, response: JsonRpcResponse): Promise<Reply | Forward> {
     const push = parsePushId(response.id);
     if (push && push.taskId.length > MAX_TASK_ID_LENGTH) return { kind: 'empty', status: 202 };
-    if (!push) {
-      this.deps.passthrough.forward(req, res, this.route_(session), body);
-      return undefined;
-    }
+    if (!push) return new Forward(session);
     const answer = 'result' in response ? stripMeta(response.result) : { [ERROR_ANSWER]: response.error };
     // Unknown, stale and duplicate answers are ignored alike: the client learns nothing from them.
     await this.deps.service.store.answerInput(push.taskId, session.principal, { [push.key]: answer }, Date.now()).catch(() => undefined);
     return { kind: 'empty', status: 202 };
   }
 
-  private async request(req: IncomingMessage, res: ServerResponse, session: SessionRecord, request: JsonRpcRequest, body: Buffer | undefined): Promise<Reply | undefined> {
+  private async request(session: SessionRecord, request: JsonRpcRequest): Promise<Reply | Forward> {
     try {
-      const answer = await this.dispatch(req, res, session, request, body);
-      if (answer === FORWARDED) return undefined;
+      const answer = await this.dispatch(session, request);
+      if (answer instanceof Forward) return answer;
       if ('reply' in answer) return answer.reply;
       return json(200, resultResponse(request.id, answer.result));
     } catch (err) {
@@ -126,7 +133,7 @@ export class LegacyAdapter implements LegacyEndpoint {
     }
   }
 
-  private async dispatch(req: IncomingMessage, res: ServerResponse, session: SessionRecord, request: JsonRpcRequest, body: Buffer | undefined): Promise<Answer> {
+  private async dispatch(session: SessionRecord, request: JsonRpcRequest): Promise<Answer> {
     const { params } = request;
     const dialect = session.usesTasksCreate === true;
     switch (request.method) {
@@ -155,8 +162,7 @@ export class LegacyAdapter implements LegacyEndpoint {
       default:
         break;
     }
-    this.deps.passthrough.forward(req, res, this.route_(session), body);
-    return FORWARDED;
+    return new Forward(session);
   }
 
   private async result(session: SessionRecord, request: JsonRpcRequest): Promise<Reply> {
@@ -166,7 +172,7 @@ export class LegacyAdapter implements LegacyEndpoint {
     return { kind: 'stream', serve: (response) => serveResultStream(this.deps, session, response, taskId, request.id, slot) };
   }
 
-  private async get(req: IncomingMessage, res: ServerResponse, session: SessionRecord): Promise<Reply | undefined> {
+  private async get(req: IncomingMessage, session: SessionRecord): Promise<Reply> {
     const lastEventId = req.headers['last-event-id'];
     // An id we never issued (or whose log expired) has nothing to replay: a fresh stream then.
     const log = typeof lastEventId === 'string' && lastEventId !== '' ? await this.deps.sessions.eventsAfter(session.sessionId, lastEventId) : undefined;
@@ -205,9 +211,19 @@ export class LegacyAdapter implements LegacyEndpoint {
   }
 }
 
-/** A request the shim answered itself, or one it forwarded to the upstream (which answers it). */
-const FORWARDED = Symbol('forwarded');
-type Answer = { result: Record<string, unknown> } | { reply: Reply } | typeof FORWARDED;
+/** A message the upstream answers, within the session it maps to. */
+class Forward implements ForwardRoute {
+  readonly clientSessionId: string;
+  readonly upstreamSessionId: string | undefined;
+
+  constructor(session: SessionRecord) {
+    this.clientSessionId = session.sessionId;
+    this.upstreamSessionId = session.upstreamSessionId;
+  }
+}
+
+/** A request the shim answered itself, or one it forwards to the upstream (which answers it). */
+type Answer = { result: Record<string, unknown> } | { reply: Reply } | Forward;
 
 function isSession(value: SessionRecord | Reply): value is SessionRecord {
   return 'sessionId' in value;

@@ -8,10 +8,21 @@ import type { Reply } from '../reply.js';
  * call is synchronous and cheap.
  */
 export interface LegacyHooks {
-  /** Before routing (body already parsed): may answer the request itself. */
-  before(req: IncomingMessage, res: ServerResponse, parsed: unknown): Reply | undefined;
+  /** A request reached the adapter (body already parsed): what follows it through the adapter. */
+  begin(req: IncomingMessage, res: ServerResponse, parsed: unknown, principal: string): LegacyVisit;
+}
+
+/**
+ * One request's way through the adapter. It ends in exactly one of `answered` (the shim wrote the
+ * answer) or `forwarded` (the upstream did), so that a forwarded request costs no listener of its own.
+ */
+export interface LegacyVisit {
+  /** The hooks' own answer, before routing (a brownout refuses `initialize` before a session exists). */
+  readonly refusal: Reply | undefined;
   /** The request's session, once verified: may refuse the request. */
-  admit(req: IncomingMessage, session: SessionRecord): Reply | undefined;
-  /** The answer about to be written, or undefined when the request was forwarded to the upstream. */
-  after(req: IncomingMessage, res: ServerResponse, principal: string, reply: Reply | undefined): void;
+  admit(session: SessionRecord): Reply | undefined;
+  /** The answer about to be written. */
+  answered(reply: Reply): void;
+  /** Forwarded to the upstream: called once the client's response closed, with its HTTP status. */
+  forwarded(status: number): void;
 }

@@ -23,8 +23,11 @@ export class SessionCache {
     this.freshMs = Math.min(MAX_FRESH_MS, Math.floor(idleTtlMs / 10));
   }
 
-  /** The session, from this replica's recent read when there is one. */
-  async get(sessionId: string): Promise<SessionRecord | undefined> {
+  /**
+   * The session, from this replica's recent read when there is one: then at once, not a promise,
+   * so that a forwarded message waits for nothing.
+   */
+  get(sessionId: string): SessionRecord | Promise<SessionRecord | undefined> {
     const entry = this.entries.get(sessionId);
     if (entry && entry.until > this.now()) return entry.record;
     return this.read(sessionId);

@@ -26,6 +26,16 @@ describe('SessionCache', () => {
     expect((await cache.get('s1'))?.usesTasksCreate).toBeUndefined();
   });
 
+  it('answers a session read within the window at once, without a promise', async () => {
+    const { cache } = await setup();
+    const first = cache.get('s1');
+    expect(first).toBeInstanceOf(Promise);
+    await first;
+    const fresh = cache.get('s1');
+    expect(fresh).not.toBeInstanceOf(Promise);
+    expect((fresh as SessionRecord).sessionId).toBe('s1');
+  });
+
   it('reads the store again once the window has passed', async () => {
     const { store, cache, advance } = await setup();
     await cache.get('s1');
