@@ -1,6 +1,7 @@
 import type { AggregateStore, Counters } from './aggregates.js';
 import { MINUTE_MS, type Resolution } from './layout.js';
-import { addDigest, copyTotals, digest, emptyTotals, sameDigest, type Digest, type Totals } from './report-digest.js';
+import { addDigest, digest, emptyTotals, sameDigest, type Digest, type Totals } from './report-digest.js';
+import { mergeTallies, tallyCounters, tallyExpired, type Tally } from './tally.js';
 
 /** A bucket this long past its end is closed: flushes run every second, so only a late replica still writes to it. */
 export const CLOSED_MARGIN_MS = 2 * MINUTE_MS;
@@ -22,7 +23,8 @@ export interface WindowSpec {
 
 export interface Window {
   digests: Digest[];
-  totals: Totals;
+  /** The range's counters parsed and summed, the expired tasks of its passed buckets included. */
+  tally: Tally;
 }
 
 interface Cached {
@@ -30,10 +32,11 @@ interface Cached {
   at: number;
 }
 
-/** The closed buckets' digests a range's running totals hold, and their sum. */
+/** The closed buckets' digests a range's running totals hold, their sum, and that sum parsed (until it moves). */
 interface Running {
   used: Map<number, Digest>;
   totals: Totals;
+  tally?: Tally;
 }
 
 /**
@@ -70,11 +73,15 @@ export class DigestCache {
     this.evict(resolution, starts[starts.length - 1] as number, step);
     const digests = starts.map((start) => known.get(start) as Digest);
     const running = this.slide(key, starts, digests, closed);
-    const totals = copyTotals(running.totals);
+    running.tally ??= mergeTallies([tallyCounters(running.totals.counters), tallyExpired(running.totals.expiring)]);
+    const tallies = [running.tally];
     starts.forEach((start, i) => {
-      if (!closed(start)) addDigest(totals, digests[i] as Digest, 1, start + step <= now);
+      if (closed(start)) return;
+      const d = digests[i] as Digest;
+      tallies.push(tallyCounters(d.counters));
+      if (start + step <= now) tallies.push(tallyExpired(d.expiring));
     });
-    return { digests, totals };
+    return { digests, tally: mergeTallies(tallies) };
   }
 
   /**
@@ -107,15 +114,14 @@ export class DigestCache {
     for (const [key, spec] of windows) await this.window(key, spec, now());
   }
 
-  /** Caches a closed bucket's digest; returns the cached one when nothing changed, so its range totals stay. */
+  /**
+   * Caches a closed bucket's digest, an empty one too (a 30-day range of a week-old deployment is
+   * mostly empty buckets: reading them on every request costs more than the rest); returns the
+   * cached one when nothing changed, so its range totals stay.
+   */
   private keep(resolution: Resolution, start: number, bucket: Counters, at: number): Digest {
     const cache = this.cached[resolution];
     const d = digest(bucket);
-    // Nothing recorded (yet): cheap to read again, and a late flush may still fill it.
-    if (bucket.size === 0) {
-      cache.delete(start);
-      return d;
-    }
     const hit = cache.get(start);
     const kept = hit && sameDigest(hit.digest, d) ? hit.digest : d;
     cache.set(start, { digest: kept, at });
@@ -140,11 +146,13 @@ export class DigestCache {
       if (current.get(start) === d) continue;
       addDigest(running.totals, d, -1);
       running.used.delete(start);
+      running.tally = undefined;
     }
     for (const [start, d] of current) {
       if (running.used.has(start)) continue;
       addDigest(running.totals, d);
       running.used.set(start, d);
+      running.tally = undefined;
     }
     return running;
   }

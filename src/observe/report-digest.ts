@@ -40,10 +40,6 @@ export function emptyTotals(): Totals {
   return { counters: new Map(), expiring: new Map() };
 }
 
-export function copyTotals(totals: Totals): Totals {
-  return { counters: new Map(totals.counters), expiring: new Map(totals.expiring) };
-}
-
 /**
  * Adds (sign 1) or takes back (sign -1) a bucket's digest. A counter that falls to zero leaves the
  * totals: counters other than `x|` only ever grow, so a name is in the totals exactly when some
