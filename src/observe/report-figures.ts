@@ -3,7 +3,7 @@ import { lastSeen, type ClientIdentity, type ClientRecord } from './aggregates.j
 import { isOldWire, OBSERVED_WIRES, type ObservedWire } from './events.js';
 import { LATENCY_BOUNDS_MS, quantile, TERMINAL_BOUNDS_MS } from './layout.js';
 import { bucketStarts, RANGES, type RangeName } from './ranges.js';
-import { zeroByWire, type ByWire, type Digest } from './report-digest.js';
+import { zeroByWire, type ByWire, type Point } from './report-digest.js';
 import type { Tally, TaskOutcomes } from './tally.js';
 
 export interface Share {
@@ -92,14 +92,14 @@ export interface Overview {
   recording: RecordingReport;
 }
 
-export function traffic(range: RangeName, now: number, digests: readonly Digest[]): TrafficReport {
+export function traffic(range: RangeName, now: number, points: readonly Point[]): TrafficReport {
   const { step, group } = RANGES[range];
   const starts = bucketStarts(range, now);
   const series: TrafficReport['series'] = [];
-  for (let i = 0; i < digests.length; i += group) {
+  for (let i = 0; i < points.length; i += group) {
     const requests = zeroByWire();
     const taskCreations = zeroByWire();
-    for (const d of digests.slice(i, i + group)) {
+    for (const d of points.slice(i, i + group)) {
       for (const wire of Object.keys(d.requests) as ObservedWire[]) requests[wire] = (requests[wire] ?? 0) + d.requests[wire];
       for (const wire of Object.keys(d.taskCreations) as ObservedWire[]) taskCreations[wire] = (taskCreations[wire] ?? 0) + d.taskCreations[wire];
     }

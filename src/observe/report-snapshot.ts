@@ -76,7 +76,7 @@ export class RangeSnapshot {
     private readonly window: Window,
   ) {
     this.parts = new Parts({
-      traffic: () => traffic(range, now, window.digests),
+      traffic: () => traffic(range, now, window.points),
       tasks: () => tasks(window.tally),
       latency: () => latency(window.tally),
     });

@@ -1,7 +1,7 @@
 import type { CutoverControls, CutoverState } from '../cutover/controls.js';
 import type { AggregateStore, ClientRecord, Counters } from './aggregates.js';
 import { DigestCache, type WindowSpec } from './digest-cache.js';
-import type { Resolution } from './layout.js';
+import { HOUR_MS, MINUTE_MS, type Resolution } from './layout.js';
 import { bucketStarts, RANGE_NAMES, RANGES, rangeFrom, type RangeName } from './ranges.js';
 import { digest, sumDigests } from './report-digest.js';
 import { clientRows, latency, tasks, traffic, type ClientRow, type LatencyReport, type Overview, type RecordingReport, type TasksReport, type TrafficReport, type Verdict } from './report-figures.js';
@@ -15,9 +15,12 @@ import { mergeTallies, tallyCounters, tallyExpired } from './tally.js';
  */
 export const SNAPSHOT_MS = 1_000;
 
-/** Per resolution, the most buckets any range reads: the bound of the digest cache. */
+/**
+ * Per resolution, the most buckets any range reads: the bound of the digest cache. Ranges of hours
+ * read the minutes of their open hours too, the one before the current up to 62 minutes back.
+ */
 const DIGEST_LIMITS: Record<Resolution, number> = {
-  m: Math.max(...Object.values(RANGES).filter((r) => r.resolution === 'm').map((r) => r.buckets)),
+  m: Math.max(2 * (HOUR_MS / MINUTE_MS), ...Object.values(RANGES).filter((r) => r.resolution === 'm').map((r) => r.buckets)),
   h: Math.max(...Object.values(RANGES).filter((r) => r.resolution === 'h').map((r) => r.buckets)),
 };
 
