@@ -1,6 +1,7 @@
 import type { AggregateStore, Counters } from './aggregates.js';
-import { MINUTE_MS, type Resolution } from './layout.js';
-import { addDigest, copyTotals, digest, emptyTotals, sameDigest, type Digest, type Totals } from './report-digest.js';
+import { bucketStart, HOUR_MS, MINUTE_MS, type Resolution } from './layout.js';
+import { addDigest, digest, emptyTotals, sameDigest, zeroByWire, type Digest, type Point, type Totals } from './report-digest.js';
+import { mergeTallies, tallyCounters, tallyExpired, type Tally } from './tally.js';
 
 /** A bucket this long past its end is closed: flushes run every second, so only a late replica still writes to it. */
 export const CLOSED_MARGIN_MS = 2 * MINUTE_MS;
@@ -21,8 +22,10 @@ export interface WindowSpec {
 }
 
 export interface Window {
-  digests: Digest[];
-  totals: Totals;
+  /** Requests and task creations of each bucket, oldest first. */
+  points: Point[];
+  /** The range's counters parsed and summed, the expired tasks of its passed buckets included. */
+  tally: Tally;
 }
 
 interface Cached {
@@ -30,20 +33,30 @@ interface Cached {
   at: number;
 }
 
-/** The closed buckets' digests a range's running totals hold, and their sum. */
+/** Closed buckets' digests and their sum: a range's closed buckets, or an open hour's closed minutes. Parsed until it moves. */
 interface Running {
   used: Map<number, Digest>;
   totals: Totals;
+  counters?: Tally;
+  expired?: Tally;
 }
 
 /**
  * Digests of closed buckets, kept in process (at most `limits[resolution]` per resolution) and
  * read again after REVALIDATE_MS; per range, the running sum of its closed digests, moved along
- * as the range slides. A request reads only the open buckets and adds them to a copy of that sum.
+ * as the range slides. A request reads only the open buckets and adds them to that sum.
+ *
+ * An hour bucket is the sum of its minutes (the recorder rolls each flush up into both), so a
+ * range of hours takes its open hours from their minutes: the closed ones are digested already
+ * and summed as they close, and only the last few minutes are read, instead of an hour bucket of
+ * a few thousand fields on every request. Minutes more than CLOSED_MARGIN_MS ahead of this clock
+ * are not read (only a replica whose clock is that far ahead writes there); their hour takes them
+ * in once it closes and is read whole.
  */
 export class DigestCache {
   private readonly cached: Record<Resolution, Map<number, Cached>> = { m: new Map(), h: new Map() };
   private readonly running = new Map<string, Running>();
+  private readonly openHours = new Map<number, Running>();
 
   constructor(
     private readonly store: AggregateStore,
@@ -52,29 +65,34 @@ export class DigestCache {
 
   async window(key: string, spec: WindowSpec, now: number): Promise<Window> {
     const { resolution, starts, step } = spec;
-    const cache = this.cached[resolution];
     const closed = (start: number) => isClosed(start, step, now);
-    const known = new Map<number, Digest>();
-    const reads: number[] = [];
-    for (const start of starts) {
-      const hit = cache.get(start);
-      if (closed(start) && hit && now - hit.at < REVALIDATE_MS) known.set(start, hit.digest);
-      else reads.push(start);
-    }
-    const read = await this.store.readBuckets(resolution, reads);
+    const fromMinutes = resolution === 'h';
+    const open = starts.filter((start) => !closed(start));
+    const [buckets, minutes] = await Promise.all([
+      this.digests(resolution, fromMinutes ? starts.filter(closed) : starts, step, now),
+      this.digests('m', fromMinutes ? open.flatMap((hour) => minutesOf(hour, now)) : [], MINUTE_MS, now),
+    ]);
     // From here on nothing awaits: concurrent requests never see half-moved totals.
-    reads.forEach((start, i) => {
-      const bucket = read[i] ?? new Map();
-      known.set(start, closed(start) ? this.keep(resolution, start, bucket, now) : digest(bucket));
-    });
-    this.evict(resolution, starts[starts.length - 1] as number, step);
-    const digests = starts.map((start) => known.get(start) as Digest);
-    const running = this.slide(key, starts, digests, closed);
-    const totals = copyTotals(running.totals);
-    starts.forEach((start, i) => {
-      if (!closed(start)) addDigest(totals, digests[i] as Digest, 1, start + step <= now);
-    });
-    return { digests, totals };
+    const running = this.slide(this.runningOf(key), new Map(starts.filter(closed).map((start) => [start, buckets.get(start) as Digest])));
+    running.counters ??= mergeTallies([tallyCounters(running.totals.counters), tallyExpired(running.totals.expiring)]);
+    const points: Point[] = [];
+    const tallies = [running.counters];
+    for (const start of starts) {
+      const passed = start + step <= now;
+      if (closed(start)) {
+        points.push(buckets.get(start) as Digest);
+      } else if (fromMinutes) {
+        const hour = this.openHour(start, minutes, now, passed);
+        points.push(hour.point);
+        tallies.push(...hour.tallies);
+      } else {
+        const d = buckets.get(start) as Digest;
+        points.push(d);
+        tallies.push(...openTallies(d, passed));
+      }
+    }
+    for (const hour of this.openHours.keys()) if (isClosed(hour, HOUR_MS, now)) this.openHours.delete(hour);
+    return { points, tally: mergeTallies(tallies) };
   }
 
   /**
@@ -107,15 +125,54 @@ export class DigestCache {
     for (const [key, spec] of windows) await this.window(key, spec, now());
   }
 
-  /** Caches a closed bucket's digest; returns the cached one when nothing changed, so its range totals stay. */
+  /** The digests of some buckets: closed ones from the cache (read when missing or due), open ones read. */
+  private async digests(resolution: Resolution, starts: readonly number[], step: number, now: number): Promise<Map<number, Digest>> {
+    const cache = this.cached[resolution];
+    const known = new Map<number, Digest>();
+    const reads: number[] = [];
+    for (const start of starts) {
+      const hit = cache.get(start);
+      if (isClosed(start, step, now) && hit && now - hit.at < REVALIDATE_MS) known.set(start, hit.digest);
+      else reads.push(start);
+    }
+    if (reads.length === 0) return known;
+    const read = await this.store.readBuckets(resolution, reads);
+    reads.forEach((start, i) => {
+      const bucket = read[i] ?? new Map();
+      known.set(start, isClosed(start, step, now) ? this.keep(resolution, start, bucket, now) : digest(bucket));
+    });
+    this.evict(resolution, bucketStart(now, resolution), step);
+    return known;
+  }
+
+  /** An open hour from its minutes: the running sum of the closed ones, and the open ones as read. */
+  private openHour(hour: number, minutes: ReadonlyMap<number, Digest>, now: number, passed: boolean): { point: Point; tallies: Tally[] } {
+    const starts = minutesOf(hour, now);
+    const closed = starts.filter((start) => isClosed(start, MINUTE_MS, now));
+    let running = this.openHours.get(hour);
+    if (!running) this.openHours.set(hour, (running = emptyRunning()));
+    this.slide(running, new Map(closed.map((start) => [start, minutes.get(start) as Digest])));
+    running.counters ??= tallyCounters(running.totals.counters);
+    // An hour's expiry counters count once the hour has passed, as its bucket's would.
+    if (passed) running.expired ??= tallyExpired(running.totals.expiring);
+    const point: Point = { requests: zeroByWire(), taskCreations: zeroByWire() };
+    const tallies = passed ? [running.counters, running.expired as Tally] : [running.counters];
+    for (const start of starts) {
+      const d = minutes.get(start) as Digest;
+      addPoint(point, d);
+      if (!isClosed(start, MINUTE_MS, now)) tallies.push(...openTallies(d, passed));
+    }
+    return { point, tallies };
+  }
+
+  /**
+   * Caches a closed bucket's digest, an empty one too (a 30-day range of a week-old deployment is
+   * mostly empty buckets: reading them on every request costs more than the rest); returns the
+   * cached one when nothing changed, so its range totals stay.
+   */
   private keep(resolution: Resolution, start: number, bucket: Counters, at: number): Digest {
     const cache = this.cached[resolution];
     const d = digest(bucket);
-    // Nothing recorded (yet): cheap to read again, and a late flush may still fill it.
-    if (bucket.size === 0) {
-      cache.delete(start);
-      return d;
-    }
     const hit = cache.get(start);
     const kept = hit && sameDigest(hit.digest, d) ? hit.digest : d;
     cache.set(start, { digest: kept, at });
@@ -128,23 +185,25 @@ export class DigestCache {
     for (const start of cache.keys()) if (start < horizon) cache.delete(start);
   }
 
-  /** Moves a range's running totals onto its current closed buckets: takes back those gone or changed, adds the new. */
-  private slide(key: string, starts: readonly number[], digests: readonly Digest[], closed: (start: number) => boolean): Running {
+  private runningOf(key: string): Running {
     let running = this.running.get(key);
-    if (!running) this.running.set(key, (running = { used: new Map(), totals: emptyTotals() }));
-    const current = new Map<number, Digest>();
-    starts.forEach((start, i) => {
-      if (closed(start)) current.set(start, digests[i] as Digest);
-    });
+    if (!running) this.running.set(key, (running = emptyRunning()));
+    return running;
+  }
+
+  /** Moves running totals onto the current closed digests: takes back those gone or changed, adds the new. */
+  private slide(running: Running, current: ReadonlyMap<number, Digest>): Running {
     for (const [start, d] of running.used) {
       if (current.get(start) === d) continue;
       addDigest(running.totals, d, -1);
       running.used.delete(start);
+      running.counters = running.expired = undefined;
     }
     for (const [start, d] of current) {
       if (running.used.has(start)) continue;
       addDigest(running.totals, d);
       running.used.set(start, d);
+      running.counters = running.expired = undefined;
     }
     return running;
   }
@@ -152,4 +211,26 @@ export class DigestCache {
 
 function isClosed(start: number, step: number, now: number): boolean {
   return start + step <= now - CLOSED_MARGIN_MS;
+}
+
+/** The minutes of an hour up to CLOSED_MARGIN_MS ahead of `now`. */
+function minutesOf(hour: number, now: number): number[] {
+  const last = Math.min(hour + HOUR_MS - MINUTE_MS, bucketStart(now, 'm') + CLOSED_MARGIN_MS);
+  const starts: number[] = [];
+  for (let start = hour; start <= last; start += MINUTE_MS) starts.push(start);
+  return starts;
+}
+
+/** An open bucket's tallies; its expiry counters only once it has passed. */
+function openTallies(d: Digest, passed: boolean): Tally[] {
+  return passed ? [tallyCounters(d.counters), tallyExpired(d.expiring)] : [tallyCounters(d.counters)];
+}
+
+function emptyRunning(): Running {
+  return { used: new Map(), totals: emptyTotals() };
+}
+
+function addPoint(into: Point, from: Point): void {
+  for (const wire of Object.keys(from.requests) as Array<keyof Point['requests']>) into.requests[wire] += from.requests[wire];
+  for (const wire of Object.keys(from.taskCreations) as Array<keyof Point['taskCreations']>) into.taskCreations[wire] += from.taskCreations[wire];
 }

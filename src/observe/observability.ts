@@ -13,6 +13,7 @@ import { Reports } from './report.js';
 import { observabilityRoutes } from './routes.js';
 import { observeTaskLifecycle } from './task-events.js';
 import { observeSep2663, OldApiHooks } from './wire-hooks.js';
+import { notifyingWrites } from './written-store.js';
 
 export interface Observability {
   recorder: TrafficRecorder;
@@ -52,10 +53,15 @@ export function createObservability(options: ObservabilityOptions): Observabilit
     // Read at scrape time, once the recorder exists.
     pendingEvents: (): number => recorder.pending,
   });
-  const recorder: TrafficRecorder = new TrafficRecorder({ aggregates, metrics, flushMs: options.flushMs, log: options.log });
-  observeTaskLifecycle(store, recorder);
   const controls = new CutoverControls(config);
   const reports = new Reports(aggregates, controls);
+  const recorder: TrafficRecorder = new TrafficRecorder({
+    aggregates: notifyingWrites(aggregates, () => reports.written()),
+    metrics,
+    flushMs: options.flushMs,
+    log: options.log,
+  });
+  observeTaskLifecycle(store, recorder);
   recorder.start();
   return {
     recorder,

@@ -13,9 +13,27 @@ import {
 import { HOUR_RETENTION_MS, MINUTE_RETENTION_MS, type Resolution } from './layout.js';
 
 const CLIENTS_SCRIPT = readFileSync(new URL('./lua/clients.lua', import.meta.url), 'utf8');
-const CLIENT_KEYS = ['ids', 'first-old', 'last-old', 'first-new', 'last-new', 'seen'] as const;
+const READ_CLIENTS_SCRIPT = readFileSync(new URL('./lua/read-clients.lua', import.meta.url), 'utf8');
+/** More fields than any bucket holds. */
+const WHOLE_HASH = 2 ** 30;
+const CLIENT_KEYS = ['ids', 'first-old', 'last-old', 'first-new', 'last-new', 'seen', 'seq', 'changed'] as const;
+/** The keys read-clients.lua takes: the table without `seen`. */
+const READ_CLIENT_KEYS = ['ids', 'first-old', 'last-old', 'first-new', 'last-new', 'seq', 'changed'] as const;
+/**
+ * The client table is read whole again this often, whatever the change sequence says: a replica of
+ * a version before it (during a rolling upgrade) changes clients without numbering the change.
+ */
+const CLIENTS_FULL_READ_MS = 10 * 60_000;
 
 type WithClientsScript = { mtsObserveClients(...args: (string | number)[]): Promise<unknown> };
+type WithReadClientsScript = { mtsObserveReadClients(...args: (string | number)[]): Promise<unknown[]> };
+
+/** The client table as this process last read it, and the change sequence it was read at. */
+interface ClientTable {
+  seq: number;
+  clients: Map<string, ClientRecord>;
+  fullAt: number;
+}
 
 /**
  * The fleet's aggregates in Redis. Every key carries one hash tag, so a Redis Cluster keeps them
@@ -30,6 +48,9 @@ export class RedisAggregateStore implements AggregateStore {
   private readonly redis: RedisConnection;
   private readonly tag: string;
   private connected = false;
+  private table: ClientTable | undefined;
+  /** Client table reads one after the other, so that each applies its changes onto the one before. */
+  private clientReads: Promise<unknown> = Promise.resolve();
 
   constructor(options: { url: string; prefix: string; cluster?: boolean }) {
     this.tag = `${options.prefix}:obs:{${options.prefix}:obs}`;
@@ -38,6 +59,7 @@ export class RedisAggregateStore implements AggregateStore {
       this.connected = true;
     });
     this.redis.defineCommand('mtsObserveClients', { numberOfKeys: CLIENT_KEYS.length, lua: CLIENTS_SCRIPT });
+    this.redis.defineCommand('mtsObserveReadClients', { numberOfKeys: READ_CLIENT_KEYS.length, lua: READ_CLIENTS_SCRIPT });
   }
 
   ready(): boolean {
@@ -81,32 +103,74 @@ export class RedisAggregateStore implements AggregateStore {
   async readBuckets(resolution: Resolution, starts: readonly number[]): Promise<Counters[]> {
     if (starts.length === 0) return [];
     const pipeline = this.redis.pipeline();
-    for (const start of starts) pipeline.hgetall(this.bucketKey(resolution, start));
+    // The whole hash as a flat reply (HRANDFIELD with a count above its size returns every field once):
+    // ioredis turns an HGETALL reply into an object first, which costs twice the read for an hour bucket.
+    for (const start of starts) pipeline.hrandfield(this.bucketKey(resolution, start), WHOLE_HASH, 'WITHVALUES');
     const replies = (await pipeline.exec()) ?? [];
-    return replies.map(([error, hash]) => {
+    return replies.map(([error, reply]) => {
       if (error) throw error;
+      const flat = reply as string[];
       const counters: Counters = new Map();
-      for (const [name, value] of Object.entries(hash as Record<string, string>)) counters.set(name, Number(value));
+      for (let i = 0; i + 1 < flat.length; i += 2) counters.set(flat[i] as string, Number(flat[i + 1]));
       return counters;
     });
   }
 
-  async readClients(): Promise<ClientRecord[]> {
-    const pipeline = this.redis.pipeline();
-    pipeline.hgetall(this.key('clients:ids'));
-    for (const name of CLIENT_KEYS.slice(1, 5)) pipeline.zrange(this.key(`clients:${name}`), 0, -1, 'WITHSCORES');
-    const replies = (await pipeline.exec()) ?? [];
+  /**
+   * The client table. After a first whole read, only the clients changed since (by the change
+   * sequence clients.lua keeps) are read; unchanged records are the same objects as last time.
+   * The table is read whole again when its size says a client left it, and every CLIENTS_FULL_READ_MS.
+   */
+  readClients(): Promise<ClientRecord[]> {
+    const read = this.clientReads.then(() => this.readTable());
+    this.clientReads = read.catch(() => undefined);
+    return read.then((table) => [...table.clients.values()]);
+  }
+
+  private async readTable(): Promise<ClientTable> {
+    const known = this.table;
+    if (known && Date.now() - known.fullAt < CLIENTS_FULL_READ_MS) {
+      const keys = READ_CLIENT_KEYS.map((name) => this.key(`clients:${name}`));
+      const reply = await (this.redis as unknown as WithReadClientsScript).mtsObserveReadClients(...keys, String(known.seq));
+      const [size, seq] = [Number(reply[0]), Number(reply[1])];
+      const clients = new Map(known.clients);
+      for (let i = 2; i + 5 < reply.length; i += 6) {
+        const id = reply[i] as string;
+        const json = reply[i + 1] as string;
+        const identity = clients.get(id)?.identity ?? (json === '' ? undefined : (JSON.parse(json) as ClientIdentity));
+        if (!identity) continue;
+        clients.set(id, { id, identity, firstOld: score(reply[i + 2]), lastOld: score(reply[i + 3]), firstNew: score(reply[i + 4]), lastNew: score(reply[i + 5]) });
+      }
+      // A sequence behind the one seen: the table expired and started again.
+      if (clients.size === size && seq >= known.seq) return (this.table = { seq, clients, fullAt: known.fullAt });
+    }
+    return (this.table = await this.readWholeTable());
+  }
+
+  private async readWholeTable(): Promise<ClientTable> {
+    const fullAt = Date.now();
+    const multi = this.redis.multi();
+    multi.get(this.key('clients:seq'));
+    multi.hgetall(this.key('clients:ids'));
+    for (const name of CLIENT_KEYS.slice(1, 5)) multi.zrange(this.key(`clients:${name}`), 0, -1, 'WITHSCORES');
+    const replies = await multi.exec();
+    if (!replies) throw new Error('client table read aborted');
     for (const [error] of replies) if (error) throw error;
-    const ids = (replies[0]?.[1] ?? {}) as Record<string, string>;
-    const [firstOld, lastOld, firstNew, lastNew] = replies.slice(1).map(([, flat]) => scores(flat as string[]));
-    return Object.entries(ids).map(([id, json]) => ({
-      id,
-      identity: JSON.parse(json) as ClientIdentity,
-      firstOld: firstOld?.get(id),
-      lastOld: lastOld?.get(id),
-      firstNew: firstNew?.get(id),
-      lastNew: lastNew?.get(id),
-    }));
+    const seq = Number(replies[0]?.[1] ?? 0);
+    const ids = (replies[1]?.[1] ?? {}) as Record<string, string>;
+    const [firstOld, lastOld, firstNew, lastNew] = replies.slice(2).map(([, flat]) => scores(flat as string[]));
+    const clients = new Map<string, ClientRecord>();
+    for (const [id, json] of Object.entries(ids)) {
+      clients.set(id, {
+        id,
+        identity: JSON.parse(json) as ClientIdentity,
+        firstOld: firstOld?.get(id),
+        lastOld: lastOld?.get(id),
+        firstNew: firstNew?.get(id),
+        lastNew: lastNew?.get(id),
+      });
+    }
+    return { seq, clients, fullAt };
   }
 
   async readMeta(): Promise<RecordingMeta> {
@@ -133,6 +197,10 @@ export class RedisAggregateStore implements AggregateStore {
 
 function num(value: number | undefined): string {
   return value === undefined ? '' : String(value);
+}
+
+function score(value: unknown): number | undefined {
+  return value === '' || value === null || value === undefined ? undefined : Number(value);
 }
 
 function scores(flat: string[]): Map<string, number> {

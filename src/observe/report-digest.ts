@@ -3,12 +3,16 @@ import type { ObservedWire } from './events.js';
 
 export type ByWire = Record<ObservedWire, number>;
 
-/** What the report figures need from one bucket, computed once per bucket read. */
-export interface Digest {
-  /** Every counter but the expiry counters (`x|`): these add up across buckets. */
-  counters: Counters;
+/** One point of the traffic series: a bucket's requests and task creations by wire. */
+export interface Point {
   requests: ByWire;
   taskCreations: ByWire;
+}
+
+/** What the report figures need from one bucket, computed once per bucket read. */
+export interface Digest extends Point {
+  /** Every counter but the expiry counters (`x|`): these add up across buckets. */
+  counters: Counters;
   /** The bucket's positive `x|` counters: tasks that expire in it without having ended. */
   expiring: Counters;
 }
@@ -38,10 +42,6 @@ export function digest(bucket: Counters): Digest {
 
 export function emptyTotals(): Totals {
   return { counters: new Map(), expiring: new Map() };
-}
-
-export function copyTotals(totals: Totals): Totals {
-  return { counters: new Map(totals.counters), expiring: new Map(totals.expiring) };
 }
 
 /**

@@ -2,7 +2,8 @@ import { timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { ShimMetrics } from './metrics.js';
-import { isRange, type RangeName, type Reports } from './report.js';
+import { isRange } from './ranges.js';
+import type { Endpoint, Reports } from './report.js';
 
 const ASSETS = {
   'index.html': 'text/html; charset=utf-8',
@@ -30,6 +31,8 @@ const CSP = [
 const COOKIE = 'mts_dashboard';
 /** How often the background warm-up reads newly closed buckets into the report digests. */
 const WARM_EVERY_MS = 60_000;
+/** Until a first warm-up pass succeeds (the store's connection is not ready at start-up), it is tried again this soon. */
+const WARM_RETRY_MS = 1_000;
 
 export interface ObservabilityRoutesOptions {
   reports: Reports;
@@ -71,28 +74,25 @@ export function observabilityRoutes(options: ObservabilityRoutesOptions): Router
   router.get('/dashboard/app.js', guard, page('app.js'));
   router.get('/dashboard/app.css', guard, page('app.css'));
 
-  const api = (read: (range: RangeName) => Promise<unknown> | unknown) => async (req: Request, res: Response) => {
+  const { reports } = options;
+  const api = (endpoint: Endpoint) => async (req: Request, res: Response) => {
     const range = req.query.range ?? '24h';
     if (!isRange(range)) {
       res.status(400).json({ error: `range must be one of 1h, 24h, 7d, 30d` });
       return;
     }
     try {
-      res.set('cache-control', 'no-store').json(await read(range));
+      // What res.json() sends for the object, serialised once per snapshot instead of per request.
+      const body = await reports.json(endpoint, range);
+      res.set('cache-control', 'no-store').set('content-type', 'application/json').send(body);
     } catch {
       res.status(503).json({ error: 'the traffic aggregates are unreachable; retry shortly' });
     }
   };
-  const { reports } = options;
   if (options.dashboard !== false) warmInBackground(reports);
-  router.get('/dashboard/api/overview', guard, api((range) => reports.overview(range)));
-  router.get('/dashboard/api/traffic', guard, api((range) => reports.traffic(range)));
-  router.get('/dashboard/api/clients', guard, api(async (range) => ({ clients: await reports.clients(range) })));
-  router.get('/dashboard/api/tasks', guard, api((range) => reports.tasks(range)));
-  router.get('/dashboard/api/latency', guard, api((range) => reports.latency(range)));
-  router.get('/dashboard/api/verdict', guard, api(() => reports.verdict()));
-  router.get('/dashboard/api/cutover', guard, api(() => reports.cutover()));
-  router.get('/dashboard/api/recording', guard, api(() => reports.recording()));
+  for (const endpoint of ['overview', 'traffic', 'clients', 'tasks', 'latency', 'verdict', 'cutover', 'recording'] as const) {
+    router.get(`/dashboard/api/${endpoint}`, guard, api(endpoint));
+  }
   return router;
 }
 
@@ -102,11 +102,19 @@ export function observabilityRoutes(options: ObservabilityRoutesOptions): Router
  * unreachable) simply waits for the next.
  */
 function warmInBackground(reports: Reports): void {
-  const run = () => {
-    reports.warm().catch(() => undefined);
+  let warmed = false;
+  const first = () => {
+    reports.warm().then(
+      () => {
+        warmed = true;
+      },
+      () => setTimeout(first, WARM_RETRY_MS).unref(),
+    );
   };
-  setTimeout(run, 0).unref();
-  setInterval(run, WARM_EVERY_MS).unref();
+  setTimeout(first, 0).unref();
+  setInterval(() => {
+    if (warmed) reports.warm().catch(() => undefined);
+  }, WARM_EVERY_MS).unref();
 }
 
 /**

@@ -5,7 +5,8 @@ import { Aggregator } from '../../src/observe/aggregator.js';
 import type { RequestEvent } from '../../src/observe/events.js';
 import { bucketIndex, CardinalityLimit, HOUR_MS, LATENCY_BOUNDS_MS, MINUTE_MS, quantile, segment } from '../../src/observe/layout.js';
 import { MemoryAggregateStore } from '../../src/observe/memory-aggregates.js';
-import { Reports, verdict } from '../../src/observe/report.js';
+import { Reports } from '../../src/observe/report.js';
+import { verdict } from '../../src/observe/report-figures.js';
 
 const T0 = Date.parse('2026-03-10T12:00:00Z');
 

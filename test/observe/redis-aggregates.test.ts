@@ -1,9 +1,10 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_CLIENTS, type ClientSeen, type FlushBatch } from '../../src/observe/aggregates.js';
+import { CLIENT_RETENTION_MS, MAX_CLIENTS, type ClientRecord, type ClientSeen, type FlushBatch } from '../../src/observe/aggregates.js';
 import { HOUR_MS, HOUR_RETENTION_MS, MINUTE_MS, MINUTE_RETENTION_MS } from '../../src/observe/layout.js';
 import { RedisAggregateStore } from '../../src/observe/redis-aggregates.js';
 import { pollUntil } from '../support/sep2663-client.js';
+import { startRedisCluster, type RedisCluster } from '../support/redis-cluster.js';
 import { startRedis, type RedisServer } from '../support/redis-server.js';
 
 function batch(now: number, parts: Partial<FlushBatch> = {}): FlushBatch {
@@ -80,6 +81,53 @@ describe('the Redis aggregates', () => {
     expect(meta.since).toBe(t - 60_000); // the earliest any replica wrote, never moved later
   });
 
+  it('after a first whole read, reads only the clients changed since, and the same table a whole read gives', async () => {
+    const prefix = 'inc';
+    const writer = new RedisAggregateStore({ url: redis.url, prefix });
+    const reader = new RedisAggregateStore({ url: redis.url, prefix });
+    await pollUntil(async () => writer.ready() && reader.ready(), Boolean);
+    const byId = (clients: ClientRecord[]) => [...clients].sort((a, b) => a.id.localeCompare(b.id));
+    /** What a replica that never read the table before reads. */
+    const whole = async () => {
+      const fresh = new RedisAggregateStore({ url: redis.url, prefix });
+      await pollUntil(async () => fresh.ready(), Boolean);
+      try {
+        return byId(await fresh.readClients());
+      } finally {
+        await fresh.close();
+      }
+    };
+    try {
+      const t = Date.now();
+      await writer.write(batch(t, { clients: new Map([['c1', seen('alpha', t)], ['c2', seen('beta', t, false)]]) }));
+      const first = await reader.readClients();
+      expect(byId(first)).toEqual(await whole());
+
+      // A later sighting of c2, and c3 first seen hours ago (a replica flushing late): taken in, c1 untouched.
+      await writer.write(batch(t, { clients: new Map([['c2', seen('beta', t + 1_000)], ['c3', seen('gamma', t - 3 * HOUR_MS)]]) }));
+      const second = await reader.readClients();
+      expect(byId(second)).toEqual(await whole());
+      expect(second).toHaveLength(3);
+      expect(second.find((c) => c.id === 'c1')).toBe(first.find((c) => c.id === 'c1'));
+      expect(second.find((c) => c.id === 'c2')).toMatchObject({ lastOld: t + 1_000, lastNew: t });
+
+      // Clients leave the table (not seen for the retention period): the size tells, the table is read whole.
+      const later = t + CLIENT_RETENTION_MS + HOUR_MS;
+      await writer.write(batch(later, { clients: new Map([['c4', seen('delta', later)]]) }));
+      expect(byId(await reader.readClients())).toEqual(await whole());
+      expect((await reader.readClients()).map((c) => c.id)).toEqual(['c4']);
+
+      // The table expired and started again: its change sequence is behind the one the reader saw.
+      for (const key of await raw.keys(`${prefix}:obs:{${prefix}:obs}:clients:*`)) await raw.del(key);
+      await writer.write(batch(t, { clients: new Map([['c5', seen('epsilon', t)]]) }));
+      expect(byId(await reader.readClients())).toEqual(await whole());
+      expect((await reader.readClients()).map((c) => c.id)).toEqual(['c5']);
+    } finally {
+      await writer.close();
+      await reader.close();
+    }
+  });
+
   it('fails a write at once, applying nothing, while Redis is down', async () => {
     await redis.halt();
     const t = Date.now();
@@ -87,5 +135,31 @@ describe('the Redis aggregates', () => {
     await expect(store.write(batch(t, { minutes: new Map([[minute, new Map([['q|sep2663|ping|ok', 1]])]]) }))).rejects.toThrow();
     await expect(store.readMeta()).rejects.toThrow();
     await redis.restart();
+  });
+});
+
+describe('the Redis aggregates on a Redis Cluster', () => {
+  let cluster: RedisCluster;
+  let store: RedisAggregateStore;
+
+  beforeAll(async () => {
+    cluster = await startRedisCluster();
+    store = new RedisAggregateStore({ url: cluster.url, prefix: 'aggc', cluster: true });
+    await pollUntil(async () => store.ready(), Boolean);
+  }, 60_000);
+  afterAll(async () => {
+    await store?.close();
+    await cluster?.stop();
+  });
+
+  it('writes and reads buckets and the client table, whole and by changes, in one hash slot', async () => {
+    const t = Date.now();
+    const minute = Math.floor(t / MINUTE_MS) * MINUTE_MS;
+    const counters = new Map([['q|sep2663|ping|ok', 3]]);
+    await store.write(batch(t, { minutes: new Map([[minute, counters]]), clients: new Map([['c1', seen('alpha', t)]]) }));
+    expect((await store.readBuckets('m', [minute, minute - MINUTE_MS])).map((bucket) => [...bucket])).toEqual([[['q|sep2663|ping|ok', 3]], []]);
+    expect((await store.readClients()).map((c) => c.id)).toEqual(['c1']);
+    await store.write(batch(t, { clients: new Map([['c2', seen('beta', t + 1)]]) }));
+    expect((await store.readClients()).map((c) => c.id).sort()).toEqual(['c1', 'c2']);
   });
 });

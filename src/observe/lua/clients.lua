@@ -1,8 +1,11 @@
 -- The bounded client table of the dashboard, updated with one flush's sightings.
--- KEYS: 1 identities (hash id -> JSON), 2 first-old, 3 last-old, 4 first-new, 5 last-new, 6 last seen (zsets id -> ms)
+-- KEYS: 1 identities (hash id -> JSON), 2 first-old, 3 last-old, 4 first-new, 5 last-new, 6 last seen (zsets id -> ms),
+-- 7 change sequence (one step per flush), 8 changed (zset id -> the sequence of its last change), which lets a
+-- reader take in only the clients changed since its last look (read-clients.lua).
 -- ARGV[1] = most clients kept, ARGV[2] = clients last seen before this (ms) are dropped,
 -- ARGV[3..] = groups of 6: id, identity JSON, firstOld, lastOld, firstNew, lastNew ('' when not seen).
 local max = tonumber(ARGV[1])
+local seq = redis.call('INCR', KEYS[7])
 
 for i = 3, #ARGV, 6 do
   local id = ARGV[i]
@@ -20,6 +23,7 @@ for i = 3, #ARGV, 6 do
     if seen == nil or n > seen then seen = n end
   end
   if seen ~= nil then redis.call('ZADD', KEYS[6], 'GT', seen, id) end
+  redis.call('ZADD', KEYS[8], seq, id)
 end
 
 local function forget(ids)
@@ -28,6 +32,7 @@ local function forget(ids)
     for j = start, math.min(start + 499, #ids) do chunk[#chunk + 1] = ids[j] end
     redis.call('HDEL', KEYS[1], unpack(chunk))
     for k = 2, 6 do redis.call('ZREM', KEYS[k], unpack(chunk)) end
+    redis.call('ZREM', KEYS[8], unpack(chunk))
   end
 end
 
