@@ -13,13 +13,22 @@ export function post(url: string, headers: Record<string, string>, body: string,
   return send('POST', url, headers, body, timeoutMs);
 }
 
-export async function get(url: string, headers: Record<string, string> = {}, timeoutMs = 10_000): Promise<HttpReply> {
+export function get(url: string, headers: Record<string, string> = {}, timeoutMs = 10_000): Promise<HttpReply> {
+  return sendAgainOnReset('GET', url, headers, undefined, timeoutMs);
+}
+
+/** A POST of a read that changes nothing (`tasks/get`), which a client may send again, as a GET. */
+export function postRead(url: string, headers: Record<string, string>, body: string, timeoutMs = 10_000): Promise<HttpReply> {
+  return sendAgainOnReset('POST', url, headers, body, timeoutMs);
+}
+
+async function sendAgainOnReset(method: string, url: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number): Promise<HttpReply> {
   try {
-    return await send('GET', url, headers, undefined, timeoutMs);
+    return await send(method, url, headers, body, timeoutMs);
   } catch (err) {
-    // A kept-alive socket the server closed for idleness just as it was reused: a GET is safe to send again.
+    // A kept-alive socket the server closed for idleness just as it was reused: a read is safe to send again.
     if ((err as NodeJS.ErrnoException).code !== 'ECONNRESET') throw err;
-    return send('GET', url, headers, undefined, timeoutMs);
+    return send(method, url, headers, body, timeoutMs);
   }
 }
 

@@ -3,7 +3,7 @@
  * tasks/get at the pollIntervalMs it was given, on alternating replicas (a plain load balancer
  * would spread them the same way). A task that ends is replaced by a new one.
  */
-import { post, rpcOf } from './http.js';
+import { post, postRead, rpcOf } from './http.js';
 import { sep2663 } from './mcp.js';
 import { sleep } from './proc.js';
 import { ErrorTally } from './soak-errors.js';
@@ -119,7 +119,7 @@ export class TaskLoad {
       let status: string | undefined;
       let why: string;
       try {
-        const reply = await post(this.url(), ...args(sep2663('tasks/get', { taskId })));
+        const reply = await postRead(this.url(), ...args(sep2663('tasks/get', { taskId })));
         this.polls++;
         const rpc = rpcOf(reply);
         status = rpc?.result?.status as string | undefined;

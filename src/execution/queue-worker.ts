@@ -188,6 +188,6 @@ export class QueueWorker {
   }
 
   private call<T>(command: () => Promise<T>): Promise<T> {
-    return callRedis('Work queue', command);
+    return callRedis('Work queue', this.options.commands, command);
   }
 }

@@ -36,7 +36,7 @@ export class RedisWorkQueue implements WorkQueue {
 
   async enqueue(taskId: string): Promise<void> {
     if (this.closed) throw new Error('the work queue is closed');
-    await callRedis('Work queue', () => this.redis.lpush(this.keys.waiting, taskId));
+    await callRedis('Work queue', this.redis, () => this.redis.lpush(this.keys.waiting, taskId));
   }
 
   start(processor: JobProcessor): void {
@@ -52,7 +52,7 @@ export class RedisWorkQueue implements WorkQueue {
   }
 
   async depth(): Promise<number> {
-    const [waiting, running] = await callRedis('Work queue', () =>
+    const [waiting, running] = await callRedis('Work queue', this.redis, () =>
       Promise.all([this.redis.llen(this.keys.waiting), this.redis.zcard(this.keys.leases)]),
     );
     return waiting + running;

@@ -44,7 +44,16 @@ export interface UpstreamPoolOptions {
    * of concurrent calls, every burst opens (initialize) and closes (DELETE) upstream sessions.
    */
   maxIdle?: number;
+  /** Sessions opened at once; a burst of jobs waits its turn rather than flooding the upstream. */
+  maxConnecting?: number;
 }
+
+/**
+ * Attempts to open an upstream session before a call gives up. Opening sends no tool call, so a
+ * failed attempt (a reset or refused connection while the upstream is swamped) is safe to repeat.
+ */
+const CONNECT_ATTEMPTS = 3;
+const CONNECT_RETRY_MS = 200;
 
 /**
  * Clients of the upstream MCP server, one call per client at a time: server → client requests
@@ -54,6 +63,9 @@ export interface UpstreamPoolOptions {
 export class UpstreamPool {
   private readonly idle: PooledClient[] = [];
   private readonly all = new Set<PooledClient>();
+  /** Callers waiting for one of the `maxConnecting` turns to open a session. */
+  private readonly connectQueue: Array<() => void> = [];
+  private connecting = 0;
   private closed = false;
   private serverCapabilities: Record<string, unknown> | undefined;
 
@@ -118,7 +130,7 @@ export class UpstreamPool {
   }
 
   private async withClient<T>(fn: (pooled: PooledClient) => Promise<T>): Promise<T> {
-    const pooled = this.idle.pop() ?? (await this.connect());
+    const pooled = this.idle.pop() ?? (await this.open());
     let healthy = true;
     try {
       return await fn(pooled);
@@ -138,6 +150,38 @@ export class UpstreamPool {
     }
     this.all.delete(pooled);
     void pooled.client.close().catch(() => undefined);
+  }
+
+  /** A new session, opened in turn with at most `maxConnecting` others and retried while the connection fails. */
+  private async open(): Promise<PooledClient> {
+    if (this.connecting >= (this.options.maxConnecting ?? 32)) {
+      await new Promise<void>((resolve) => this.connectQueue.push(resolve));
+      // A session released while this caller waited serves it without opening another.
+      const idle = this.idle.pop();
+      if (idle) {
+        this.nextConnect();
+        return idle;
+      }
+    }
+    this.connecting++;
+    try {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await this.connect();
+        } catch (err) {
+          // An upstream that answered with a JSON-RPC error or is closed will not change its mind.
+          if (attempt >= CONNECT_ATTEMPTS || this.closed || !(err instanceof UnavailableError)) throw err;
+          await new Promise((resolve) => setTimeout(resolve, CONNECT_RETRY_MS * attempt));
+        }
+      }
+    } finally {
+      this.connecting--;
+      this.nextConnect();
+    }
+  }
+
+  private nextConnect(): void {
+    this.connectQueue.shift()?.();
   }
 
   private async connect(): Promise<PooledClient> {

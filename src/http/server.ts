@@ -53,5 +53,12 @@ export function createHttpServer(
     }
     app(req, res);
   });
+  // Idle keep-alive connections outlive a load balancer's (60 s on most): the side that closes an
+  // idle connection first races a request sent on it, and the client sees a reset for a request
+  // it may not safely send again. Node's 5 s default loses that race all the time.
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
   return { server, app };
 }
+
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;

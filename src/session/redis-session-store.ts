@@ -216,6 +216,6 @@ export class RedisSessionStore implements SessionStore {
   }
 
   private run(script: Script, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    return callRedis('Session store', () => this.scripts[script](keys, args.map(String)));
+    return callRedis('Session store', this.redis, () => this.scripts[script](keys, args.map(String)));
   }
 }

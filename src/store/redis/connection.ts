@@ -37,11 +37,28 @@ export type ConnectionRole = 'commands' | 'waiting' | 'unqueued';
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
 /**
- * The longest a store command may take before its caller gets a retryable UnavailableError. It
- * also bounds commands a Redis Cluster holds in its offline queue, which ioredis never flushes
- * while it reconnects.
+ * How long a store command may go unanswered before its connection is looked at: one that is not
+ * connected (reconnecting, or a Redis Cluster holding the command in its offline queue, which
+ * ioredis never flushes while it reconnects) gives its caller a retryable UnavailableError now.
  */
 export const REQUEST_DEADLINE_MS = 1_500;
+
+/**
+ * The longest a command on a connected Redis may take. Past REQUEST_DEADLINE_MS a connected
+ * Redis is slow, not gone: a saturated host (or this process's own event loop) delays answers
+ * that are on their way, and failing them would turn load into errors. A Redis that holds its
+ * connection open but never answers (stopped, or partitioned without a reset) costs this long.
+ */
+export const SLOW_ANSWER_LIMIT_MS = 8_000;
+
+export interface AnswerDeadlines {
+  /** Unanswered this long on a connection that is not ready: unavailable. */
+  requestMs: number;
+  /** Unanswered this long at all: unavailable. */
+  limitMs: number;
+}
+
+const DEADLINES: AnswerDeadlines = { requestMs: REQUEST_DEADLINE_MS, limitMs: SLOW_ANSWER_LIMIT_MS };
 
 /** A health check must answer quickly even while ioredis holds commands back during a reconnect. */
 const PING_TIMEOUT_MS = 1_000;
@@ -121,16 +138,30 @@ export function subscriberFor(client: RedisConnection): RedisConnection {
 }
 
 /**
- * Redis errors are bugs; anything else — including no answer within REQUEST_DEADLINE_MS — means
+ * Redis errors are bugs; anything else — including no answer in time (see AnswerDeadlines) — means
  * Redis could not be reached, which a client may retry.
  */
-export async function callRedis<T>(what: string, command: () => Promise<T>): Promise<T> {
+export async function callRedis<T>(
+  what: string,
+  connection: RedisConnection,
+  command: () => Promise<T>,
+  deadlines: AnswerDeadlines = DEADLINES,
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${REQUEST_DEADLINE_MS} ms`)), REQUEST_DEADLINE_MS);
+  const started = Date.now();
+  const unanswered = new Promise<never>((_, reject) => {
+    const check = (): void => {
+      const waited = Date.now() - started;
+      if (connection.status !== 'ready' || waited >= deadlines.limitMs) {
+        reject(new Error(`no answer within ${waited} ms (connection ${connection.status})`));
+        return;
+      }
+      timer = setTimeout(check, Math.min(deadlines.requestMs, deadlines.limitMs - waited));
+    };
+    timer = setTimeout(check, deadlines.requestMs);
   });
   try {
-    return await Promise.race([command(), deadline]);
+    return await Promise.race([command(), unanswered]);
   } catch (error) {
     if (error instanceof ReplyError) throw error;
     const unavailable = new UnavailableError(what);

@@ -282,6 +282,6 @@ export class RedisTaskStore implements TaskStore {
   }
 
   private call<T>(command: () => Promise<T>): Promise<T> {
-    return callRedis('Task store', command);
+    return callRedis('Task store', this.redis, command);
   }
 }

@@ -258,6 +258,7 @@ export class Sep2663Handler {
           keepAliveMs: this.options.keepAliveMs,
           streams: this.options.streams,
           slot,
+          fail: (err) => this.fail(call.id, err, 'handler'),
         }),
     });
   }

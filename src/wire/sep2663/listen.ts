@@ -2,6 +2,8 @@ import type { ServerResponse } from 'node:http';
 import type { TaskRecord } from '../../core/task.js';
 import type { StreamSlot } from '../../core/limits.js';
 import type { OpenStreams } from '../../http/open-streams.js';
+import { writeReply } from '../../http/write-reply.js';
+import type { Reply } from '../reply.js';
 import type { JsonRpcId } from '../jsonrpc/message.js';
 import { META } from './constants.js';
 import { taskFrame, taskFramePrefix } from './listen-frame.js';
@@ -21,6 +23,8 @@ export interface ListenOptions {
   slot: StreamSlot;
   /** Called when the stream ends, whoever ended it. */
   onClose?: () => void;
+  /** The JSON-RPC answer for a failure before the stream opened (the store did not answer). */
+  fail: (err: unknown) => Reply;
 }
 
 /**
@@ -36,7 +40,15 @@ export async function serveListen(res: ServerResponse, options: ListenOptions): 
     slot.release();
   });
   const requested = [...new Set(options.taskIds)];
-  const found = await Promise.all(requested.map((taskId) => hub.snapshot(taskId)));
+  let found: Array<TaskRecord | undefined>;
+  try {
+    found = await Promise.all(requested.map((taskId) => hub.snapshot(taskId)));
+  } catch (err) {
+    // Nothing was sent yet, so the client gets a JSON-RPC error it can act on (a retryable -32603).
+    if (!closed) await writeReply(res, options.fail(err));
+    options.onClose?.();
+    return;
+  }
   const snapshots = found.filter((task): task is TaskRecord => task?.principal === principal);
 
   res.writeHead(200, {

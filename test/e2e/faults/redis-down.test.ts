@@ -57,6 +57,11 @@ describe('a shim whose Redis is down', () => {
       expect(legacyCall.value.body).toMatchObject({ id: 42, error: RETRYABLE });
       expect(legacyCall.ms).toBeLessThan(FAST_MS);
 
+      const listen = await timed(() => sep().listen({ notifications: { taskIds: [taskId] } }));
+      expect(listen.value.status).toBe(200);
+      expect(((await listen.value.json()) as Json).error).toMatchObject(RETRYABLE);
+      expect(listen.ms).toBeLessThan(FAST_MS);
+
       const stream = await timed(() => fetch(stack.shim().url, { headers: legacy.headers({ accept: 'text/event-stream' }) }));
       expect(stream.value.status).toBe(503);
       expect(((await stream.value.json()) as Json).error).toMatchObject(RETRYABLE);

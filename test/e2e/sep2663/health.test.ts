@@ -23,6 +23,16 @@ describe('health endpoints', () => {
     expect(reply.body.checks).toEqual({ store: 'ok', upstream: 'ok' });
   });
 
+  it('keeps idle connections open longer than a load balancer does, and says so (Keep-Alive: timeout=65)', async () => {
+    const res = await fetch(stack.shim('redis').url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}',
+    });
+    await res.text();
+    expect(res.headers.get('keep-alive')).toBe('timeout=65');
+  });
+
   it('/readyz is 503 naming the store while Redis is down, and 200 again once it is back', async () => {
     const url = `${stack.shim('redis').baseUrl}/readyz`;
     await stack.redis.stop();

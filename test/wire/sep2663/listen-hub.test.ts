@@ -3,10 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StreamSlot } from '../../../src/core/limits.js';
+import { InternalError, ShimError } from '../../../src/core/errors.js';
 import { OpenStreams } from '../../../src/http/open-streams.js';
 import { taskKey } from '../../../src/store/redis/keys.js';
 import { RedisTaskStore } from '../../../src/store/redis/redis-store.js';
 import type { TaskStore } from '../../../src/store/task-store.js';
+import { errorResponse } from '../../../src/wire/jsonrpc/message.js';
+import { json, type Reply } from '../../../src/wire/reply.js';
 import { ListenHub, type ListenHubOptions } from '../../../src/wire/sep2663/listen-hub.js';
 import { serveListen } from '../../../src/wire/sep2663/listen.js';
 import { startRedis, type RedisServer } from '../../support/redis-server.js';
@@ -45,6 +48,9 @@ function counted(inner: RedisTaskStore): CountedStore {
 
 const noSlot: StreamSlot = { renew: () => undefined, release: () => undefined };
 
+/** The handler's answer for a failure, as Sep2663Handler renders one. */
+const fail = (id: string) => (err: unknown): Reply => json(200, errorResponse(id, err instanceof ShimError ? err : new InternalError()));
+
 
 let redis: RedisServer;
 let admin: Redis;
@@ -61,9 +67,9 @@ afterAll(async () => {
 });
 
 /** A real HTTP server whose every POST is a listen of `alice` on the ids in its JSON body. */
-async function listenServer(hubOptions: ListenHubOptions = {}) {
+async function listenServer(hubOptions: ListenHubOptions = {}, redisUrl = redis.url) {
   const prefix = `mts-hub-${++prefixes}`;
-  const inner = new RedisTaskStore({ url: redis.url, prefix });
+  const inner = new RedisTaskStore({ url: redisUrl, prefix });
   await inner.subscriptionReady();
   const store = counted(inner);
   const hub = new ListenHub(store.store, hubOptions);
@@ -75,7 +81,7 @@ async function listenServer(hubOptions: ListenHubOptions = {}) {
     req.on('data', (chunk: string) => (body += chunk));
     req.on('end', () => {
       const { id, taskIds } = JSON.parse(body) as { id: string; taskIds: string[] };
-      void serveListen(res, { hub, principal: ALICE, id, taskIds, keepAliveMs: 60_000, streams, slot: noSlot, onClose: () => void closed++ });
+      void serveListen(res, { hub, principal: ALICE, id, taskIds, keepAliveMs: 60_000, streams, slot: noSlot, onClose: () => void closed++, fail: fail(id) });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -90,7 +96,7 @@ async function listenServer(hubOptions: ListenHubOptions = {}) {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await inner.close();
   };
-  return { prefix, inner, store, hub, streams, open, stop, closed: () => closed };
+  return { prefix, url, inner, store, hub, streams, open, stop, closed: () => closed };
 }
 
 const isStatus = (taskId: string, status: string) => (m: Json): boolean =>
@@ -178,6 +184,29 @@ describe('ListenHub', () => {
       stream.close();
     } finally {
       await s.stop();
+    }
+  });
+
+  it('answers a retryable -32603 instead of a stream when the store cannot read the snapshots', async () => {
+    const own = await startRedis();
+    const s = await listenServer({}, own.url);
+    try {
+      const task = await s.inner.create(newTask());
+      await own.halt();
+      const res = await fetch(s.url, { method: 'POST', body: JSON.stringify({ id: 'L-down', taskIds: [task.taskId] }) });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/json');
+      expect(await res.json()).toEqual({
+        jsonrpc: '2.0',
+        id: 'L-down',
+        error: { code: -32603, message: 'Task store is unavailable, retry later', data: { retryable: true } },
+      });
+      await pollUntil(async () => s.closed(), (n) => n === 1);
+      expect(s.hub.stats()).toEqual({ tasks: 0, watchers: 0, subscribed: false });
+      expect(s.streams.size).toBe(0);
+    } finally {
+      await s.stop();
+      await own.stop();
     }
   });
 });
