@@ -33,7 +33,8 @@ export async function compare(variants: Variant[], options: CompareOptions): Pro
       await options.between?.();
       const result = await runLoad(v.spec);
       const bad = result.errors + result.timeouts + result.non2xx;
-      options.log(`    round ${r + 1} ${v.name}: ${round(result.rps, 0)} req/s p50 ${result.p50} ms p99 ${result.p99} ms${bad ? ` (${bad} failed)` : ''}`);
+      const failed = bad ? ` (failed: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts)` : '';
+      options.log(`    round ${r + 1} ${v.name}: ${round(result.rps, 0)} req/s p50 ${result.p50} ms p99 ${result.p99} ms${failed}`);
       rounds[v.name]!.push(result);
     }
   }

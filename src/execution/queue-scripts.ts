@@ -6,5 +6,5 @@ export type QueueScript = keyof typeof KEY_COUNTS;
 
 /** The queue scripts of `names` (src/execution/lua), defined on `redis`. */
 export function defineQueueScripts<Name extends QueueScript>(redis: RedisConnection, names: readonly Name[]): Record<Name, RunKeysScript> {
-  return defineScripts(redis, { dir: new URL('./lua/', import.meta.url), names, namespace: 'mtsQueue', common: true, keyCounts: KEY_COUNTS });
+  return defineScripts(redis, { dir: new URL('./lua/', import.meta.url), names, common: true, keyCounts: KEY_COUNTS });
 }

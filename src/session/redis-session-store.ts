@@ -72,7 +72,6 @@ export class RedisSessionStore implements SessionStore {
     this.scripts = defineScripts(redis, {
       dir: new URL('./lua/', import.meta.url),
       names: SCRIPTS,
-      namespace: 'mtsSession',
       common: true,
       readOnly: ['watched-tasks', 'events-after', 'has-result-stream'],
       keyCounts: { delete: 10, 'add-task': 2, 'list-tasks': 2, 'open-stream': 5, 'append-event': 5, 'events-after': 4, 'claim-push': 2 },

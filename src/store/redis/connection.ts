@@ -78,8 +78,10 @@ function nodeOptions(role: ConnectionRole): RedisOptions {
     maxRetriesPerRequest: 1,
     retryStrategy: reconnectDelay,
     enableOfflineQueue: role === 'commands',
-    // Concurrent requests share socket writes (one write per event-loop tick, not per command).
-    enableAutoPipelining: role === 'commands',
+    // No auto-pipelining: it saves socket writes, but each batch is an ioredis Pipeline whose
+    // objects outlive young-generation collections; under tasks/get load that made 4-7 ms GC
+    // pauses every ~125 ms, the p99 at half peak (docs/benchmarks.md, "GC pauses").
+    enableAutoPipelining: false,
   };
 }
 
@@ -102,10 +104,9 @@ export function connect(target: RedisTarget, role: ConnectionRole, name?: string
   let client: RedisConnection;
   if (target.cluster) {
     const { nodes, options: auth } = seeds(target.url);
-    const { enableAutoPipelining, enableOfflineQueue, ...perNode } = options;
+    const { enableOfflineQueue, ...perNode } = options;
     const clusterOptions: ClusterOptions = {
       redisOptions: { ...auth, ...perNode },
-      enableAutoPipelining,
       enableOfflineQueue,
       clusterRetryStrategy: role === 'waiting' ? undefined : reconnectDelay,
     };
@@ -130,9 +131,8 @@ export function subscriberFor(client: RedisConnection): RedisConnection {
       ? client.duplicate([], {
           redisOptions: { ...client.options.redisOptions, maxRetriesPerRequest: null },
           clusterRetryStrategy: undefined,
-          enableAutoPipelining: false,
         })
-      : client.duplicate({ maxRetriesPerRequest: null, enableAutoPipelining: false });
+      : client.duplicate({ maxRetriesPerRequest: null });
   subscriber.on('error', () => {});
   return subscriber;
 }

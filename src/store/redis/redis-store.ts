@@ -74,7 +74,6 @@ export class RedisTaskStore implements TaskStore {
     const creation = defineScripts(this.redis, {
       dir: new URL('./lua/', import.meta.url),
       names: ['hold-open', 'create-queued'],
-      namespace: 'mtsOpen',
       prelude: { 'hold-open': ['open-set'], 'create-queued': ['common', 'new-task', 'open-set'] },
       keyCounts: { 'create-queued': 3 },
     });

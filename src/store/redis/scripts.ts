@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { ReplyError } from 'ioredis';
 import type { RedisConnection } from './connection.js';
 
 const OPERATIONS = [
@@ -24,8 +26,6 @@ export interface ScriptSet<Name extends string> {
   /** The folder holding `<name>.lua` for each name, and `common.lua` when `common` is set. */
   dir: URL;
   names: readonly Name[];
-  /** Prefix of the command names ioredis defines; namespaced, as they live on a client the caller may share. */
-  namespace: string;
   /** Prepend `common.lua` to every script. */
   common?: boolean;
   /** Per script, further files of `dir` prepended after `common.lua`: functions several scripts share. */
@@ -41,24 +41,32 @@ function readLua(dir: URL, name: string): string {
 }
 
 /**
- * Defines every script of a set on `redis` (EVALSHA, falling back to EVAL after a restart
- * flushed the script cache) and returns a runner per script.
+ * A runner per script of a set: EVALSHA, and EVAL when Redis answers NOSCRIPT (a restart or a
+ * failover emptied its script cache; EVAL caches the script again).
+ *
+ * Not ioredis's defineCommand: every pipeline ioredis builds (auto-pipelining builds one per
+ * batch of commands) copies each defined command onto itself, which made a tasks/get allocate
+ * ~2 KiB that outlived young-generation collections (docs/benchmarks.md, "GC pauses").
  */
 export function defineScripts<Name extends string>(redis: RedisConnection, set: ScriptSet<Name>): Record<Name, RunKeysScript> {
   const common = set.common ? readLua(set.dir, 'common') : '';
-  const commands = redis as unknown as Record<string, (...args: (string | number)[]) => Promise<unknown>>;
   const entries = set.names.map((name): [Name, RunKeysScript] => {
-    const command = `${set.namespace}_${name.replaceAll('-', '_')}`;
     const numberOfKeys = set.keyCounts?.[name] ?? 1;
-    // A fixed key count puts the first key first, which is what a Cluster's auto-pipelining routes
-    // by (a leading count would be hashed as if it were the key, and the pipeline refused).
     const prelude = (set.prelude?.[name] ?? []).map((part) => readLua(set.dir, part)).join('');
-    redis.defineCommand(command, { lua: common + prelude + readLua(set.dir, name), numberOfKeys, readOnly: set.readOnly?.includes(name) });
+    const lua = common + prelude + readLua(set.dir, name);
+    const sha = createHash('sha1').update(lua).digest('hex');
+    const readOnly = set.readOnly?.includes(name) ?? false;
+    const evalSha = readOnly ? redis.evalsha_ro.bind(redis) : redis.evalsha.bind(redis);
+    const evalLua = readOnly ? redis.eval_ro.bind(redis) : redis.eval.bind(redis);
     return [
       name,
       (keys, args) => {
-        if (keys.length !== numberOfKeys) throw new Error(`Script ${command} takes ${numberOfKeys} keys, not ${keys.length}`);
-        return commands[command]!.call(redis, ...keys, ...args);
+        if (keys.length !== numberOfKeys) throw new Error(`Script ${name} takes ${numberOfKeys} keys, not ${keys.length}`);
+        // EVALSHA names its keys after the count, so a Cluster routes it (and its auto-pipeline) by the first key.
+        return evalSha(sha, numberOfKeys, ...keys, ...args).catch((err: unknown) => {
+          if (err instanceof ReplyError && (err as Error).message.startsWith('NOSCRIPT')) return evalLua(lua, numberOfKeys, ...keys, ...args);
+          throw err;
+        });
       },
     ];
   });
@@ -70,7 +78,6 @@ export function defineTaskScripts(redis: RedisConnection): Record<Operation, Run
   const scripts = defineScripts(redis, {
     dir: new URL('./lua/', import.meta.url),
     names: OPERATIONS,
-    namespace: 'mtsTask',
     common: true,
     prelude: { create: ['new-task'] },
   });
