@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchContext, ScenarioResult } from './lib/context.js';
+import { untilIdle } from './lib/cpu.js';
 import { ROOT } from './lib/proc.js';
 import { renderSection, writeDoc, type Machine } from './lib/report.js';
 import { DASHBOARD_SEED, seedTraffic, type SeedSummary } from './lib/seed-traffic.js';
@@ -65,6 +66,8 @@ if (profileDir) mkdirSync(profileDir, { recursive: true });
 const shim = await startShim({ upstream: upstream.url, redis: redis.url, policy, cpuProfDir: profileDir });
 const [sdk, bare, pipe] = await Promise.all([startSdkBaseline(), startBareRedis(redis.url), startPipeProxy(upstream.url)]);
 log(`redis ${redis.url}, upstream ${upstream.url}, shim ${shim.url}, sdk ${sdk.url}, bare ${bare.url}, pipe ${pipe.url}`);
+// No scenario measures while the shim digests the recorded week at start-up.
+log(`shim idle after ${await untilIdle(shim.pid)} ms`);
 
 const ctx: BenchContext = {
   redis,

@@ -11,6 +11,26 @@ export function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_S;
 }
 
+/** A process is idle once it uses less than this share of a core. */
+const IDLE_SHARE = 0.1;
+const IDLE_WAIT_MS = 30_000;
+
+/**
+ * Waits (at most 30 s) until a process uses less than a tenth of a core, and says how long that
+ * took: a shim started on a recorded week digests it first (a profiler, when on, costs a few per
+ * cent all along).
+ */
+export async function untilIdle(pid: number): Promise<number> {
+  const started = Date.now();
+  for (let before = cpuMs(pid); Date.now() - started < IDLE_WAIT_MS; ) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const now = cpuMs(pid);
+    if (now - before < 500 * IDLE_SHARE) break;
+    before = now;
+  }
+  return Date.now() - started;
+}
+
 /** The pid of the redis-server at `url`, from its own INFO. */
 export async function redisPid(url: string): Promise<number> {
   const redis = new Redis(url);

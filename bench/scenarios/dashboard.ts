@@ -1,33 +1,12 @@
 /** Dashboard JSON API response time (GET /dashboard/api/*), if the shim serves it. */
 import type { BenchContext, ScenarioResult } from '../lib/context.js';
-import { cpuMs } from '../lib/cpu.js';
+import { cpuMs, untilIdle } from '../lib/cpu.js';
 import { get } from '../lib/http.js';
-import { sleep } from '../lib/proc.js';
 import { DASHBOARD_SEED as SEED } from '../lib/seed-traffic.js';
 import { percentile, round } from '../lib/stats.js';
 
 const ENDPOINTS = ['overview', 'traffic', 'clients', 'tasks', 'latency', 'verdict', 'cutover', 'recording'];
 const REQUESTS = 30;
-/** The shim is idle (its start-up warm-up done) once it uses less than this share of a core. */
-const IDLE_SHARE = 0.1;
-const IDLE_WAIT_MS = 30_000;
-
-/**
- * Waits until the shim's CPU use falls below IDLE_SHARE of a core (a profiler, when on, costs a few
- * per cent all along): a shim started just before this scenario (BENCH_ONLY=dashboard) is still
- * digesting the recorded week, which the targets measure after.
- */
-async function untilIdle(pid: number): Promise<number> {
-  const started = Date.now();
-  for (let before = cpuMs(pid); Date.now() - started < IDLE_WAIT_MS; ) {
-    await sleep(500);
-    const now = cpuMs(pid);
-    if (now - before < 500 * IDLE_SHARE) break;
-    before = now;
-  }
-  return Date.now() - started;
-}
-
 export async function dashboard(ctx: BenchContext): Promise<ScenarioResult> {
   const base = ctx.shim.url.replace(/\/mcp$/, '');
   const probe = await get(`${base}/dashboard/api/overview`);
