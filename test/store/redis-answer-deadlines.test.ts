@@ -1,3 +1,4 @@
+import { createServer, connect as connectTcp, type AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnavailableError } from '../../src/core/errors.js';
@@ -66,5 +67,36 @@ describe('callRedis deadlines', () => {
     const error = await callRedis('Task store', commands, () => commands.hget('a-string', 'f'), DEADLINES).catch((err: unknown) => err);
     expect(error).not.toBeInstanceOf(UnavailableError);
     expect(String(error)).toMatch(/WRONGTYPE/);
+  });
+});
+
+describe('callRedis write batching', () => {
+  it('sends the commands issued in one turn of the event loop in one socket write', async () => {
+    const server = await startRedis();
+    const chunks: number[] = [];
+    // A TCP relay in front of Redis that counts what arrives from the client, chunk by chunk.
+    const relay = createServer((client) => {
+      const upstream = connectTcp(server.port, '127.0.0.1');
+      client.on('data', (chunk: Buffer) => {
+        chunks.push(chunk.length);
+        upstream.write(chunk);
+      });
+      upstream.pipe(client);
+      client.on('close', () => upstream.destroy());
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    const commands = connect({ url: `redis://127.0.0.1:${(relay.address() as AddressInfo).port}` }, 'commands');
+    try {
+      await commands.ping();
+      chunks.length = 0;
+      const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => callRedis('Task store', commands, () => commands.set(`batched:${i}`, String(i)))));
+      expect(replies).toEqual(Array.from({ length: 20 }, () => 'OK'));
+      expect(chunks).toHaveLength(1);
+      expect(await commands.get('batched:19')).toBe('19');
+    } finally {
+      await disconnect(commands);
+      relay.close();
+      await server.stop();
+    }
   });
 });
