@@ -73,48 +73,45 @@ async function startGate(target: string, opts: { holdMs?: number; resets?: numbe
 const clientInfo = { name: 'pool-test', version: '1.0.0' };
 const greet = (pool: UpstreamPool, name: string) => pool.callTool('greet', { name }, { timeoutMs: 10_000 });
 
+/** A pool whose upstream is the demo behind a gate; both are closed after `fn`. */
+async function throughGate(gateOptions: Parameters<typeof startGate>[1], maxConnecting: number | undefined, fn: (pool: UpstreamPool, gate: Gate) => Promise<void>): Promise<void> {
+  const gate = await startGate(upstream.url, gateOptions);
+  const pool = new UpstreamPool({ url: gate.url, clientInfo, maxConnecting });
+  try {
+    await fn(pool, gate);
+  } finally {
+    await pool.close();
+    await gate.close();
+  }
+}
+
 describe('UpstreamPool', () => {
   it('opens at most maxConnecting upstream sessions at once when a burst of calls arrives, and every call is answered', async () => {
-    const gate = await startGate(upstream.url, { holdMs: 60 });
-    const pool = new UpstreamPool({ url: gate.url, clientInfo, maxConnecting: 3 });
-    try {
+    await throughGate({ holdMs: 60 }, 3, async (pool, gate) => {
       const results = await Promise.all(Array.from({ length: 12 }, (_, i) => greet(pool, `n${i}`)));
       expect(results.map((r) => (r.content as Array<{ text: string }>)[0]!.text)).toEqual(Array.from({ length: 12 }, (_, i) => `Hello, n${i}!`));
       expect(gate.maxOpening).toBeLessThanOrEqual(3);
       expect(gate.maxOpening).toBeGreaterThanOrEqual(2);
       expect(gate.toolCalls).toBe(12);
-    } finally {
-      await pool.close();
-      await gate.close();
-    }
+    });
   });
 
   it('opens the session again when its connection is reset before any tool call was sent', async () => {
-    const gate = await startGate(upstream.url, { resets: 2 });
-    const pool = new UpstreamPool({ url: gate.url, clientInfo });
-    try {
+    await throughGate({ resets: 2 }, undefined, async (pool, gate) => {
       const result = await greet(pool, 'again');
       expect((result.content as Array<{ text: string }>)[0]!.text).toBe('Hello, again!');
       expect(gate.initializes).toBe(3);
       expect(gate.toolCalls).toBe(1);
-    } finally {
-      await pool.close();
-      await gate.close();
-    }
+    });
   });
 
   it('gives up with a retryable unavailable error after three failed openings, and never sends the tool call', async () => {
-    const gate = await startGate(upstream.url, { resets: 100 });
-    const pool = new UpstreamPool({ url: gate.url, clientInfo });
-    try {
+    await throughGate({ resets: 100 }, undefined, async (pool, gate) => {
       const error = await greet(pool, 'never').catch((err: unknown) => err);
       expect(error).toBeInstanceOf(UnavailableError);
       expect((error as UnavailableError).toJsonRpc()).toMatchObject({ code: -32603, data: { retryable: true } });
       expect(gate.initializes).toBe(3);
       expect(gate.toolCalls).toBe(0);
-    } finally {
-      await pool.close();
-      await gate.close();
-    }
+    });
   });
 });
