@@ -80,7 +80,7 @@ function nodeOptions(role: ConnectionRole): RedisOptions {
     retryStrategy: reconnectDelay,
     enableOfflineQueue: role === 'commands',
     // No auto-pipelining: it saves socket writes, but each batch is an ioredis Pipeline whose
-    // objects outlive young-generation collections; under tasks/get load that made 4-7 ms GC
+    // objects outlive young-generation collections; under tasks/get load that made 4-9 ms GC
     // pauses every ~125 ms, the p99 at half peak (docs/benchmarks.md, "GC pauses").
     enableAutoPipelining: false,
   };
@@ -174,7 +174,7 @@ export async function callRedis<T>(
   }
 }
 
-/** Connections whose socket is corked until the next check phase of the event loop. */
+/** Redis sockets corked until the next check phase of the event loop. */
 const corked = new WeakSet<object>();
 
 /**
