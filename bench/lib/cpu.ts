@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
+import { sleep } from './proc.js';
 
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ); 100 on every Linux we run on. */
 const TICKS_PER_S = 100;
@@ -23,7 +24,7 @@ const IDLE_WAIT_MS = 30_000;
 export async function untilIdle(pid: number): Promise<number> {
   const started = Date.now();
   for (let before = cpuMs(pid); Date.now() - started < IDLE_WAIT_MS; ) {
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await sleep(500);
     const now = cpuMs(pid);
     if (now - before < 500 * IDLE_SHARE) break;
     before = now;

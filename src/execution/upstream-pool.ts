@@ -54,6 +54,8 @@ export interface UpstreamPoolOptions {
  */
 const CONNECT_ATTEMPTS = 3;
 const CONNECT_RETRY_MS = 200;
+const DEFAULT_MAX_IDLE = 16;
+const DEFAULT_MAX_CONNECTING = 32;
 
 /**
  * Clients of the upstream MCP server, one call per client at a time: server → client requests
@@ -144,7 +146,7 @@ export class UpstreamPool {
   }
 
   private release(pooled: PooledClient, healthy: boolean): void {
-    if (healthy && !this.closed && this.idle.length < (this.options.maxIdle ?? 16)) {
+    if (healthy && !this.closed && this.idle.length < (this.options.maxIdle ?? DEFAULT_MAX_IDLE)) {
       this.idle.push(pooled);
       return;
     }
@@ -154,7 +156,7 @@ export class UpstreamPool {
 
   /** A new session, opened in turn with at most `maxConnecting` others and retried while the connection fails. */
   private async open(): Promise<PooledClient> {
-    if (this.connecting >= (this.options.maxConnecting ?? 32)) {
+    if (this.connecting >= (this.options.maxConnecting ?? DEFAULT_MAX_CONNECTING)) {
       await new Promise<void>((resolve) => this.connectQueue.push(resolve));
       // A session released while this caller waited serves it without opening another.
       const idle = this.idle.pop();

@@ -1,6 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import express, { type Express } from 'express';
 
+/** Idle keep-alive connections stay open this long (see createHttpServer). */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 export interface HealthChecks {
   /** Each named dependency answers true when reachable. */
   readiness: Record<string, () => Promise<boolean>>;
@@ -60,5 +63,3 @@ export function createHttpServer(
   server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
   return { server, app };
 }
-
-export const KEEP_ALIVE_TIMEOUT_MS = 65_000;

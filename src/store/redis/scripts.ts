@@ -62,7 +62,7 @@ export function defineScripts<Name extends string>(redis: RedisConnection, set: 
       name,
       (keys, args) => {
         if (keys.length !== numberOfKeys) throw new Error(`Script ${name} takes ${numberOfKeys} keys, not ${keys.length}`);
-        // EVALSHA names its keys after the count, so a Cluster routes it (and its auto-pipeline) by the first key.
+        // EVALSHA names its keys after the count, so a Cluster routes it by the first key.
         return evalSha(sha, numberOfKeys, ...keys, ...args).catch((err: unknown) => {
           if (err instanceof ReplyError && (err as Error).message.startsWith('NOSCRIPT')) return evalLua(lua, numberOfKeys, ...keys, ...args);
           throw err;
