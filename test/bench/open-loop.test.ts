@@ -32,13 +32,16 @@ describe('open-loop load generator', () => {
     const result = await runOpenLoop({ url, rate: 500, connections: 8, durationS: 2, warmupS: 0.2, body: '{}' });
     expect(result).toMatchObject({ offered: 1000, ok: 1000, non2xx: 0, errors: 0, timeouts: 0, rps: 500 });
     expect(arrivals.length).toBe(1100);
-    // 500 req/s is 10 per 20 ms; a per-second quota sent back to back would put hundreds in one window.
+    // 500 req/s is 10 per 20 ms; a per-second quota sent back to back would put hundreds in one
+    // window. Arrivals are timed in this process, which the rest of the suite shares two cores
+    // with: a stall of ~100 ms here bunches 50 evenly sent requests (seen once, 61 in a full run),
+    // so the bound sits between that and a quota burst.
     let densest = 0;
     for (let i = 0, j = 0; i < arrivals.length; i++) {
       while (arrivals[i]! - arrivals[j]! > 20) j++;
       densest = Math.max(densest, i - j + 1);
     }
-    expect(densest).toBeLessThan(40);
+    expect(densest).toBeLessThan(150);
   }, 30_000);
 
   it('charges a request that waited behind a stalled server from the time it was due', async () => {
