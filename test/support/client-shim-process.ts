@@ -10,7 +10,7 @@ export interface ShimProcess {
   /** The MCP endpoint. */
   url: string;
   child: ChildProcess;
-  /** tsx runs the CLI in a child of its own: kill the whole group, not just the first process. */
+  /** Kills the whole process group, so that nothing the CLI started outlives the test. */
   stop(): Promise<void>;
 }
 
@@ -61,7 +61,7 @@ export async function startShimProcess(env: NodeJS.ProcessEnv = {}, readyTimeout
     const timer = setTimeout(() => killGroup('SIGKILL'), 3_000);
     await exited;
     clearTimeout(timer);
-    // Children of tsx that outlived the parent.
+    // Anything of the group that outlived the CLI.
     killGroup('SIGKILL');
   };
   return { url, child, stop };
