@@ -9,6 +9,10 @@
  * the rounds. For a hop (pipe proxy, passthrough) the serving process is the hop, not the upstream.
  * Use it to see what a change costs or saves while other work shares the cores; quote `npm run bench`
  * (a quiet host) for throughput.
+ *
+ * `COST_AGAINST=DIR` adds, next to each shim variant, the same shim run from the checkout in DIR
+ * (built: `git worktree add DIR <commit> && (cd DIR && npm run build)`), interleaved in the same
+ * rounds: the A/B of a change on a host whose speed drifts between runs.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,13 +21,14 @@ import { cpuMs, redisPid } from './lib/cpu.js';
 import { runLoad } from './lib/load.js';
 import { legacy, mustResult, openLegacySession, sep2663 } from './lib/mcp.js';
 import { sleep, type Served } from './lib/proc.js';
-import { policyFile, startBareRedis, startPipeProxy, startRedis, startShim, startUpstream } from './lib/servers.js';
+import { policyFile, startBareRedis, startPipeProxy, startRedis, startShim, startUpstream, type ShimStart } from './lib/servers.js';
 import { median, round } from './lib/stats.js';
 
 const [what = 'all', secondsArg = '5', roundsArg = '3'] = process.argv.slice(2);
 const seconds = Number(secondsArg);
 const rounds = Number(roundsArg);
 const CONNECTIONS = 32;
+const against = process.env.COST_AGAINST;
 
 interface Variant {
   scenario: string;
@@ -49,32 +54,46 @@ const wanted = (scenario: string): boolean => what === 'all' || what === scenari
 try {
   const redisProcess = await redisPid(redis.url);
   const variants: Variant[] = [];
+  /** This checkout's shim, and with COST_AGAINST the other one's, each under its own key prefix. */
+  const shims = async (o: Omit<ShimStart, 'checkout'>, prefix: string): Promise<Array<{ label: string; served: Served }>> => {
+    const runs = [{ label: '', checkout: undefined as string | undefined }];
+    if (against) runs.push({ label: ' (against)', checkout: against });
+    const out: Array<{ label: string; served: Served }> = [];
+    for (const run of runs) {
+      const served = await startShim({ ...o, checkout: run.checkout, env: { ...o.env, SHIM_REDIS_PREFIX: `${prefix}${run.label ? '-against' : ''}` } });
+      started.push(served);
+      out.push({ label: run.label, served });
+    }
+    return out;
+  };
   if (wanted('tasks-get') || wanted('create')) {
     const bare = await startBareRedis(redis.url);
     started.push(bare);
     if (wanted('tasks-get')) {
-      const shim = await startShim({ upstream: upstream.url, redis: redis.url, policy });
-      started.push(shim);
-      const created = await mustResult(shim.url, sep2663('tools/call', { name: 'greet', arguments: { name: 'cost' } }));
-      await sleep(500);
-      const req = sep2663('tasks/get', { taskId: created.taskId });
-      variants.push({ scenario: 'tasks-get', name: 'shim tasks/get', url: shim.url, pid: shim.pid, req });
+      for (const { label, served } of await shims({ upstream: upstream.url, redis: redis.url, policy }, 'mts-cost-get')) {
+        const created = await mustResult(served.url, sep2663('tools/call', { name: 'greet', arguments: { name: 'cost' } }));
+        await sleep(500);
+        const req = sep2663('tasks/get', { taskId: created.taskId });
+        variants.push({ scenario: 'tasks-get', name: `shim tasks/get${label}`, url: served.url, pid: served.pid, req });
+      }
+      const req = sep2663('tasks/get', { taskId: 'b'.repeat(22) });
       variants.push({ scenario: 'tasks-get', name: 'bare GET', url: `${bare.url}/get`, pid: bare.pid, req });
     }
     if (wanted('create')) {
-      // No limit would be closer to the baseline, but the check runs in production by default.
-      const api = await startShim({ upstream: upstream.url, redis: redis.url, policy, role: 'api', env: { SHIM_REDIS_PREFIX: 'mts-cost', SHIM_MAX_OPEN_TASKS_PER_PRINCIPAL: '1000000' } });
-      started.push(api);
       const req = sep2663('tools/call', { name: 'greet', arguments: { name: 'cost' } });
-      variants.push({ scenario: 'create', name: 'shim api create', url: api.url, pid: api.pid, req });
+      // No limit would be closer to the baseline, but the check runs in production by default.
+      const api = { upstream: upstream.url, redis: redis.url, policy, role: 'api' as const, env: { SHIM_MAX_OPEN_TASKS_PER_PRINCIPAL: '1000000' } };
+      for (const { label, served } of await shims(api, 'mts-cost')) {
+        variants.push({ scenario: 'create', name: `shim api create${label}`, url: served.url, pid: served.pid, req });
+      }
       variants.push({ scenario: 'create', name: 'bare SET', url: `${bare.url}/create`, pid: bare.pid, req });
     }
   }
   if (wanted('passthrough')) {
-    const shim = await startShim({ upstream: upstream.url, redis: redis.url, policy, env: { SHIM_REDIS_PREFIX: 'mts-cost-pass' } });
     const pipe = await startPipeProxy(upstream.url);
-    started.push(shim, pipe);
-    for (const [name, served] of [['shim passthrough', shim], ['pipe proxy', pipe]] as const) {
+    started.push(pipe);
+    const hops = (await shims({ upstream: upstream.url, redis: redis.url, policy }, 'mts-cost-pass')).map(({ label, served }) => ({ name: `shim passthrough${label}`, served }));
+    for (const { name, served } of [...hops, { name: 'pipe proxy', served: pipe }]) {
       const req = legacy('ping', undefined, await openLegacySession(served.url));
       await mustResult(served.url, req);
       variants.push({ scenario: 'passthrough', name, url: served.url, pid: served.pid, req });

@@ -29,13 +29,15 @@ export interface ShimStart {
   cpuProfDir?: string;
   /** Absent: `all`, the API and the worker in one process. */
   role?: 'api' | 'worker';
+  /** Another checkout (built) whose CLI to run instead of this one's: an A/B of two commits. */
+  checkout?: string;
 }
 
 export function startShim(o: ShimStart): Promise<Served> {
   const role = o.role ? ['--role', o.role] : [];
   return spawnServer(
     o.role ? `shim (${o.role})` : 'shim',
-    [join(ROOT, 'bin/mcp-tasks-shim.js'), 'serve', '--upstream', o.upstream, '--redis', o.redis, '--port', '0', '--policy', o.policy, ...role],
+    [join(o.checkout ?? ROOT, 'bin/mcp-tasks-shim.js'), 'serve', '--upstream', o.upstream, '--redis', o.redis, '--port', '0', '--policy', o.policy, ...role],
     { ready: /mcp-tasks-shim listening on (\S+)/, env: o.env, cpuProfDir: o.cpuProfDir },
   );
 }

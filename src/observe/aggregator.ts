@@ -22,6 +22,16 @@ const MAX_TOOLS = 200;
 const MAX_CLIENTS_PER_HOUR = 1_000;
 const CLIENT_ID_CACHE = 5_000;
 const REQUEST_FIELD_CACHE = 5_000;
+const TOOL_FIELD_CACHE = 5_000;
+
+/** A tool's admitted name and its counter names on one wire, so that a tool call or task event allocates nothing for them. */
+interface KnownTool {
+  tool: string;
+  latency: string[];
+  error: string;
+  expiring: string;
+  events: Partial<Record<TaskEvent['kind'], string>>;
+}
 
 /** A client's id and identity, and its counter names per wire, so that a request allocates nothing for it. */
 interface KnownClient {
@@ -48,6 +58,8 @@ export class Aggregator {
   private readonly ids = new PartsCache<KnownClient>(CLIENT_ID_CACHE);
   /** Request counter names by wire, method and outcome. */
   private readonly requestFields = new PartsCache<string>(REQUEST_FIELD_CACHE);
+  /** By wire and tool name as the event gave it. */
+  private readonly toolFields = new PartsCache<KnownTool>(TOOL_FIELD_CACHE);
   /** Latency counter names by wire, one per histogram bucket. */
   private readonly latencyFields = new Map<string, string[]>();
   private lastStart = Number.NaN;
@@ -71,9 +83,9 @@ export class Aggregator {
     addTo(bucket, this.requestField(event.wire, event.method, event.outcome));
     addTo(bucket, this.latencyField(event.wire, latency));
     if (event.tool !== undefined) {
-      const tool = this.tools.admit(segment(event.tool));
-      addTo(bucket, field.toolLatency(event.wire, tool, latency));
-      if (error) addTo(bucket, field.toolError(event.wire, tool));
+      const tool = this.tool(event.wire, event.tool);
+      addTo(bucket, tool.latency[latency]!);
+      if (error) addTo(bucket, tool.error);
     }
     const { id, identity, fields } = this.client(event);
     const clientFields = (fields[event.wire] ??= { requests: field.client(id, event.wire), errors: field.clientError(id, event.wire) });
@@ -92,10 +104,10 @@ export class Aggregator {
   }
 
   task(event: TaskEvent): void {
-    const tool = this.tools.admit(segment(event.tool));
-    addTo(this.bucket(event.at), field.task(event.wire, tool, event.kind));
+    const tool = this.tool(event.wire, event.tool);
+    addTo(this.bucket(event.at), (tool.events[event.kind] ??= field.task(event.wire, tool.tool, event.kind)));
     // A task counts as expired in its expiry bucket unless it ended before: +1 at creation, -1 at its end.
-    addTo(this.bucket(event.expiresAt), field.expiring(event.wire, tool), event.kind === 'created' ? 1 : -1);
+    addTo(this.bucket(event.expiresAt), tool.expiring, event.kind === 'created' ? 1 : -1);
     if (event.kind !== 'created') {
       addTo(this.bucket(event.at), field.timeToTerminal(event.wire, bucketIndex(TERMINAL_BOUNDS_MS, event.at - event.createdAt)));
     }
@@ -214,6 +226,22 @@ export class Aggregator {
     let fields = this.latencyFields.get(wire);
     if (!fields) this.latencyFields.set(wire, (fields = Array.from({ length: LATENCY_BOUNDS_MS.length + 1 }, (_, j) => field.latency(wire, j))));
     return fields[i]!;
+  }
+
+  private tool(wire: string, name: string): KnownTool {
+    const known = this.toolFields.get(wire, name, '', '');
+    // The per-hour cap is checked again for a cached tool, so that a new hour starts a new count.
+    if (known && this.tools.admit(known.tool) === known.tool) return known;
+    const tool = this.tools.admit(segment(name));
+    const entry: KnownTool = {
+      tool,
+      latency: Array.from({ length: LATENCY_BOUNDS_MS.length + 1 }, (_, i) => field.toolLatency(wire, tool, i)),
+      error: field.toolError(wire, tool),
+      expiring: field.expiring(wire, tool),
+      events: {},
+    };
+    if (tool !== OTHER) this.toolFields.set(wire, name, '', '', entry);
+    return entry;
   }
 
   private client(event: RequestEvent): KnownClient {

@@ -36,6 +36,8 @@ export class ShimMetrics {
   /** Each request's series by its raw facts, so that a request costs a few lookups and additions. Client-chosen methods and versions map to few series but many keys: bounded. */
   private readonly children = new PartsCache<Series>(5_000);
   private readonly versions = new CardinalityLimit(32);
+  /** The task counter's series by wire and event: a label lookup joins and hashes its values each time. */
+  private readonly taskCounts = new PartsCache<{ inc(): void }>(100);
 
   constructor(options: MetricsOptions) {
     const registers = [this.registry];
@@ -121,7 +123,9 @@ export class ShimMetrics {
   }
 
   task(event: TaskEvent): void {
-    this.tasks.labels(event.wire, event.kind).inc();
+    let count = this.taskCounts.get(event.wire, event.kind, '', '');
+    if (!count) count = this.taskCounts.set(event.wire, event.kind, '', '', this.tasks.labels(event.wire, event.kind));
+    count.inc();
     if (event.kind !== 'created') this.timeToTerminal.labels(event.wire, event.kind).observe((event.at - event.createdAt) / 1000);
   }
 

@@ -18,9 +18,11 @@ const STRING_SET = new Set<string>(STRING_FIELDS);
 const NUMBER_SET = new Set<string>(NUMBER_FIELDS);
 const JSON_SET = new Set<string>(JSON_FIELDS);
 
-/** Field/value pairs, ready for HSET. Absent optional fields are not written. */
-export function encodeTask(task: TaskRecord): string[] {
-  const fields: string[] = [];
+/**
+ * Field/value pairs, ready for HSET, appended to `fields` (a script's leading arguments, so that
+ * they are not copied once more). Absent optional fields are not written.
+ */
+export function encodeTask(task: TaskRecord, fields: string[] = []): string[] {
   for (const name of STRING_FIELDS) {
     const value = task[name];
     if (value !== undefined) fields.push(name, value);

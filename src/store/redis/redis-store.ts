@@ -84,7 +84,7 @@ export class RedisTaskStore implements TaskStore {
   async create(task: NewTask): Promise<TaskRecord> {
     const record = initialRecord(task);
     const expiry = String(record.createdAt + record.ttlMs);
-    const created = await this.run('create', record.taskId, record.createdAt, [expiry, record.principal, ...encodeTask(record)]);
+    const created = await this.run('create', record.taskId, record.createdAt, encodeTask(record, [expiry, record.principal]));
     if (created !== 1) throw new InternalError(`Task id ${record.taskId} already exists`);
     // What every replica reads back: its JSON values arrived as parsed JSON, so they survive the round trip.
     return record;
@@ -100,7 +100,7 @@ export class RedisTaskStore implements TaskStore {
     const record = initialRecord(task);
     const key = taskKey(this.prefix, record.taskId);
     const open = maxOpenTasks > 0 ? this.openTasksKey(record.principal) : key;
-    const args = [this.channel, record.taskId, String(record.createdAt), String(record.createdAt + record.ttlMs), String(maxOpenTasks), record.principal, ...encodeTask(record)];
+    const args = encodeTask(record, [this.channel, record.taskId, String(record.createdAt), String(record.createdAt + record.ttlMs), String(maxOpenTasks), record.principal]);
     const [outcome, held] = (await this.call(() => this.createQueuedScript([key, queue, open], args))) as [number, number?];
     if (outcome === 2) throw new InternalError(`Task id ${record.taskId} already exists`);
     return outcome === 1 ? { created: true, task: record } : { created: false, open: held! };

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ReplyError } from 'ioredis';
 import type { RedisConnection } from './connection.js';
+import { ScriptCommand } from './script-command.js';
 
 const OPERATIONS = [
   'create',
@@ -56,21 +57,25 @@ export function defineScripts<Name extends string>(redis: RedisConnection, set: 
     const lua = common + prelude + readLua(set.dir, name);
     const sha = createHash('sha1').update(lua).digest('hex');
     const readOnly = set.readOnly?.includes(name) ?? false;
-    const evalSha = readOnly ? redis.evalsha_ro.bind(redis) : redis.evalsha.bind(redis);
-    const evalLua = readOnly ? redis.eval_ro.bind(redis) : redis.eval.bind(redis);
+    const [evalSha, evalLua] = readOnly ? ['evalsha_ro', 'eval_ro'] : ['evalsha', 'eval'];
     return [
       name,
       (keys, args) => {
         if (keys.length !== numberOfKeys) throw new Error(`Script ${name} takes ${numberOfKeys} keys, not ${keys.length}`);
         // EVALSHA names its keys after the count, so a Cluster routes it by the first key.
-        return evalSha(sha, numberOfKeys, ...keys, ...args).catch((err: unknown) => {
-          if (err instanceof ReplyError && (err as Error).message.startsWith('NOSCRIPT')) return evalLua(lua, numberOfKeys, ...keys, ...args);
+        return send(redis, evalSha, [sha, numberOfKeys, keys, args]).catch((err: unknown) => {
+          if (err instanceof ReplyError && (err as Error).message.startsWith('NOSCRIPT')) return send(redis, evalLua, [lua, numberOfKeys, keys, args]);
           throw err;
         });
       },
     ];
   });
   return Object.fromEntries(entries) as Record<Name, RunKeysScript>;
+}
+
+/** The arrays among `args` go as they are: the command flattens them once, where spreading them copied twice. */
+function send(redis: RedisConnection, command: string, args: Array<string | number | readonly string[]>): Promise<unknown> {
+  return redis.sendCommand(new ScriptCommand(command, args as string[], { replyEncoding: 'utf8' })) as Promise<unknown>;
 }
 
 /** Every task script, each run on one task's hash. */

@@ -29,9 +29,9 @@ import { DISCOVER_VERSIONS, META, SUPPORTED_VERSIONS, TASKS_CAPABILITY, TASKS_EX
 import { checkHeaders, checkParamHeaders } from './headers.js';
 import { ListenHub } from './listen-hub.js';
 import { serveListen } from './listen.js';
-import { detailedTaskMembers, renderCreateTaskResult } from './render.js';
+import { createTaskMembers, detailedTaskMembers } from './render.js';
 import { TaskIdParams } from '../task-id.js';
-import { ListenParams, plainTaskId, readMeta, TasksUpdateParams, ToolsCallParams } from './schemas.js';
+import { ListenParams, plainTaskId, plainToolsCall, readMeta, TasksUpdateParams, ToolsCallParams } from './schemas.js';
 import { httpStatusFor } from './status.js';
 
 export interface UpstreamRequester {
@@ -124,7 +124,7 @@ export class Sep2663Handler {
       if (!method) throw new MethodNotFoundError(call.request.method);
       const answer = await method(call);
       if (answer instanceof StreamAnswer) return answer.reply;
-      if (answer instanceof TextAnswer) return { kind: 'json-text', status: 200, text: this.resultText(call.id, answer.members) };
+      if (answer instanceof TextAnswer) return { kind: 'json-text', status: 200, text: this.resultText(call.id, answer) };
       return json(200, resultResponse(call.id, this.withServerInfo({ resultType: 'complete', ...answer })));
     } catch (err) {
       const stage = err instanceof MethodNotFoundError ? 'envelope' : 'handler';
@@ -184,8 +184,8 @@ export class Sep2663Handler {
     return { tools: modern, ...this.cacheHint('public') };
   }
 
-  private async toolsCall(call: Call): Promise<Record<string, unknown>> {
-    const params = parse(ToolsCallParams, call.params);
+  private async toolsCall(call: Call): Promise<Record<string, unknown> | TextAnswer> {
+    const params = plainToolsCall(call.params) ?? parse(ToolsCallParams, call.params);
     const args = params.arguments ?? {};
     checkParamHeaders(call.headers, await this.options.catalog.get(params.name), args);
     if (params.inputResponses !== undefined && params.requestState === undefined) {
@@ -211,7 +211,7 @@ export class Sep2663Handler {
       case 'refused':
         throw new MissingCapabilityError(TASKS_CAPABILITY, `Tool '${params.name}' runs only as a task: declare the ${TASKS_EXTENSION} extension`);
       case 'task':
-        return renderCreateTaskResult(outcome.task);
+        return new TextAnswer(createTaskMembers(outcome.task), 'task');
       case 'result':
         return outcome.result;
     }
@@ -278,9 +278,9 @@ export class Sep2663Handler {
     return { ttlMs: scope === 'private' ? 0 : (this.options.cacheTtlMs ?? 60_000), cacheScope: scope };
   }
 
-  /** What `json(200, resultResponse(id, withServerInfo({ resultType: 'complete', ...members })))` writes, as text. */
-  private resultText(id: JsonRpcId, members: string): string {
-    return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"resultType":"complete",${members},${this.serverInfoMember}}}`;
+  /** What `json(200, resultResponse(id, withServerInfo({ resultType, ...members })))` writes, as text. */
+  private resultText(id: JsonRpcId, answer: TextAnswer): string {
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"resultType":"${answer.resultType}",${answer.members},${this.serverInfoMember}}}`;
   }
 
   /** Adds serverInfo to the `_meta` of a result object the caller just built (so it is changed in place). */
@@ -306,7 +306,10 @@ class StreamAnswer {
 
 /** A result given as the JSON members that follow `resultType` (no `_meta` among them), so that it is serialised once. */
 class TextAnswer {
-  constructor(readonly members: string) {}
+  constructor(
+    readonly members: string,
+    readonly resultType: 'complete' | 'task' = 'complete',
+  ) {}
 }
 
 function declaresTasks(capabilities: Record<string, unknown>): boolean {

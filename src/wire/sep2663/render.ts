@@ -1,4 +1,4 @@
-import type { TaskRecord } from '../../core/task.js';
+import type { TaskRecord, TaskStatus } from '../../core/task.js';
 import { FIELD_TABLE } from '../../mapping/fields.js';
 import { STATUS_TABLE } from '../../mapping/statuses.js';
 import type { PolledTask } from '../../store/task-store.js';
@@ -47,9 +47,13 @@ export function renderDetailedTask(task: TaskRecord): Record<string, unknown> {
   return out;
 }
 
-/** Flat `CreateTaskResult`, seeded `working` (our rule), with none of the detailed fields. */
-export function renderCreateTaskResult(task: TaskRecord): Record<string, unknown> {
-  return { resultType: 'task', ...renderTask({ ...task, status: 'working' }) };
+/**
+ * The members (no braces, no `resultType`) of a flat `CreateTaskResult` as JSON text: `working`
+ * (our rule) whatever the record says by now, with none of the detailed fields. The same bytes as
+ * `JSON.stringify(renderTask({ ...task, status: 'working' }))` without the copy.
+ */
+export function createTaskMembers(task: TaskRecord): string {
+  return taskMembers(task, 'working');
 }
 
 /**
@@ -59,10 +63,7 @@ export function renderCreateTaskResult(task: TaskRecord): Record<string, unknown
  * which stringifies to itself once parsed.
  */
 export function detailedTaskMembers(task: PolledTask): string {
-  let out = `"taskId":${JSON.stringify(task.taskId)},"status":${JSON.stringify(STATUS_TABLE[task.status].sep2663)}`;
-  if (task.statusMessage !== undefined) out += `,"statusMessage":${JSON.stringify(task.statusMessage)}`;
-  out += `,"createdAt":"${isoTime(task.createdAt)}","lastUpdatedAt":"${isoTime(task.lastUpdatedAt)}"`;
-  out += numberMember(TTL_KEY, task.ttlMs) + numberMember(POLL_KEY, task.pollIntervalMs);
+  const out = taskMembers(task, task.status);
   switch (task.status) {
     case 'input_required': {
       let requests = '';
@@ -77,6 +78,14 @@ export function detailedTaskMembers(task: PolledTask): string {
     default:
       return out;
   }
+}
+
+/** The members of `renderTask`, as `JSON.stringify` writes them, with the given status. */
+function taskMembers(task: PolledTask | TaskRecord, status: TaskStatus): string {
+  let out = `"taskId":${JSON.stringify(task.taskId)},"status":${JSON.stringify(STATUS_TABLE[status].sep2663)}`;
+  if (task.statusMessage !== undefined) out += `,"statusMessage":${JSON.stringify(task.statusMessage)}`;
+  out += `,"createdAt":"${isoTime(task.createdAt)}","lastUpdatedAt":"${isoTime(task.lastUpdatedAt)}"`;
+  return out + numberMember(TTL_KEY, task.ttlMs) + numberMember(POLL_KEY, task.pollIntervalMs);
 }
 
 /** As JSON.stringify writes a number member: left out when undefined, `null` when not finite. */

@@ -38,6 +38,17 @@ export function plainTaskId(params: Record<string, unknown>): string | undefined
   return typeof taskId === 'string' && taskId.length > 0 && taskId.length <= MAX_TASK_ID_LENGTH ? taskId : undefined;
 }
 
+/**
+ * The params of a plain tools/call (a name, maybe arguments, no MRTR retry) without zod, which
+ * copies them; undefined sends the caller to `ToolsCallParams`, which also words any error.
+ */
+export function plainToolsCall(params: Record<string, unknown>): z.infer<typeof ToolsCallParams> | undefined {
+  const { name, arguments: args } = params;
+  if (typeof name !== 'string' || name.length === 0 || (args !== undefined && !isRecord(args))) return undefined;
+  if (params.inputResponses !== undefined || params.requestState !== undefined) return undefined;
+  return params as z.infer<typeof ToolsCallParams>;
+}
+
 export const ToolsCallParams = z.looseObject({
   name: z.string().min(1),
   arguments: z.record(z.string(), z.unknown()).optional(),
