@@ -31,13 +31,15 @@ export interface ShimStart {
   role?: 'api' | 'worker';
   /** Another checkout (built) whose CLI to run instead of this one's: an A/B of two commits. */
   checkout?: string;
+  /** Node arguments before the CLI's path (a preloaded probe: bench/profile.ts BENCH_ALLOC=1). */
+  nodeArgs?: string[];
 }
 
 export function startShim(o: ShimStart): Promise<Served> {
   const role = o.role ? ['--role', o.role] : [];
   return spawnServer(
     o.role ? `shim (${o.role})` : 'shim',
-    [join(o.checkout ?? ROOT, 'bin/mcp-tasks-shim.js'), 'serve', '--upstream', o.upstream, '--redis', o.redis, '--port', '0', '--policy', o.policy, ...role],
+    [...(o.nodeArgs ?? []), join(o.checkout ?? ROOT, 'bin/mcp-tasks-shim.js'), 'serve', '--upstream', o.upstream, '--redis', o.redis, '--port', '0', '--policy', o.policy, ...role],
     { ready: /mcp-tasks-shim listening on (\S+)/, env: o.env, cpuProfDir: o.cpuProfDir },
   );
 }

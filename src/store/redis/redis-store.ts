@@ -26,6 +26,7 @@ import {
   type RedisClientOptions,
   type RedisConnection,
 } from './connection.js';
+import { hmget } from './flat-command.js';
 import { checkPrefix, DEFAULT_PREFIX, eventsChannel, openKey, taskKey } from './keys.js';
 import { defineScripts, defineTaskScripts, type Operation, type RunKeysScript, type RunScript } from './scripts.js';
 
@@ -118,7 +119,7 @@ export class RedisTaskStore implements TaskStore {
    */
   async poll(taskId: string, principal: string): Promise<PolledTask | undefined> {
     const key = taskKey(this.prefix, taskId);
-    let task = decodePolled(taskId, await this.call(() => this.redis.hmget(key, ...POLL_FIELDS)), principal);
+    let task = decodePolled(taskId, await this.call(() => hmget(this.redis, key, POLL_FIELDS)), principal);
     if (task?.status === 'input_required') task = decodePolledHash(taskId, await this.call(() => this.redis.hgetall(key)), principal);
     return task && !isExpired(task, Date.now()) ? task : undefined;
   }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ReplyError } from 'ioredis';
 import type { RedisConnection } from './connection.js';
-import { ScriptCommand } from './script-command.js';
+import { FlatCommand } from './flat-command.js';
 
 const OPERATIONS = [
   'create',
@@ -63,8 +63,8 @@ export function defineScripts<Name extends string>(redis: RedisConnection, set: 
       (keys, args) => {
         if (keys.length !== numberOfKeys) throw new Error(`Script ${name} takes ${numberOfKeys} keys, not ${keys.length}`);
         // EVALSHA names its keys after the count, so a Cluster routes it by the first key.
-        return send(redis, evalSha, [sha, numberOfKeys, keys, args]).catch((err: unknown) => {
-          if (err instanceof ReplyError && (err as Error).message.startsWith('NOSCRIPT')) return send(redis, evalLua, [lua, numberOfKeys, keys, args]);
+        return send(redis, evalSha, sha, keys, args).catch((err: unknown) => {
+          if (err instanceof ReplyError && (err as Error).message.startsWith('NOSCRIPT')) return send(redis, evalLua, lua, keys, args);
           throw err;
         });
       },
@@ -73,9 +73,9 @@ export function defineScripts<Name extends string>(redis: RedisConnection, set: 
   return Object.fromEntries(entries) as Record<Name, RunKeysScript>;
 }
 
-/** The arrays among `args` go as they are: the command flattens them once, where spreading them copied twice. */
-function send(redis: RedisConnection, command: string, args: Array<string | number | readonly string[]>): Promise<unknown> {
-  return redis.sendCommand(new ScriptCommand(command, args as string[], { replyEncoding: 'utf8' })) as Promise<unknown>;
+/** `EVALSHA sha` or `EVAL lua`, then the keys' count, the keys and the arguments. */
+function send(redis: RedisConnection, command: string, script: string, keys: readonly string[], args: readonly string[]): Promise<unknown> {
+  return redis.sendCommand(new FlatCommand(command, [script, String(keys.length), ...keys, ...args], { replyEncoding: 'utf8' })) as Promise<unknown>;
 }
 
 /** Every task script, each run on one task's hash. */

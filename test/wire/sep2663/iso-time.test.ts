@@ -24,4 +24,12 @@ describe('isoTime', () => {
     expect(() => isoTime(Number.NaN)).toThrow(RangeError);
     expect(() => isoTime(8.64e15 + 1)).toThrow(RangeError);
   });
+
+  it('answers right whatever the order of repeated times (it remembers the last two)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(0, 1_733_380_000_000, 1_733_380_000_001, 253_402_300_799_999, -1), { minLength: 1, maxLength: 30 }), (times) =>
+        times.every((ms) => isoTime(ms) === new Date(ms).toISOString()),
+      ),
+    );
+  });
 });
