@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { UnavailableError } from '../../src/core/errors.js';
 import type { NewTask } from '../../src/core/task.js';
+import { openKey } from '../../src/store/redis/keys.js';
 import { RedisTaskStore } from '../../src/store/redis/redis-store.js';
 import { startRedis, type RedisServer } from '../support/redis-server.js';
 import { describeTaskStoreContract } from './contract.js';
@@ -75,6 +76,26 @@ describe('RedisTaskStore layout', () => {
     await store.answerInput(taskId, 'alice', { q1: { roots: [] } }, Date.now());
     await store.finish(taskId, { status: 'completed', result: { content: [] } }, Date.now());
     expect(await admin.call('PEXPIRETIME', key)).toBe(createdAt + 60_000);
+  });
+
+  it("keeps a principal's open set until its latest member lapses, whatever order members come in", async () => {
+    const store = open({ prefix: 'open-expiry' });
+    const key = openKey('open-expiry', 'streams', 'alice');
+    const base = Date.now() + 60_000;
+    await store.holdOpen('streams', 'alice', 'a', base, -1, Date.now());
+    expect(await admin.call('PEXPIRETIME', key)).toBe(base);
+    await store.holdOpen('streams', 'alice', 'b', base + 5_000, -1, Date.now());
+    expect(await admin.call('PEXPIRETIME', key)).toBe(base + 5_000);
+    // An earlier lapse leaves the set to the later member's.
+    await store.holdOpen('streams', 'alice', 'c', base + 1_000, -1, Date.now());
+    expect(await admin.call('PEXPIRETIME', key)).toBe(base + 5_000);
+  });
+
+  it('gives a queued task\'s open set the task\'s own expiry', async () => {
+    const store = open({ prefix: 'open-queued' });
+    const creation = await store.createQueued(newTask({ principal: 'alice' }), 'open-queued:q', 10);
+    if (!creation.created) throw new Error('not created');
+    expect(await admin.call('PEXPIRETIME', openKey('open-queued', 'tasks', 'alice'))).toBe(creation.task.createdAt + creation.task.ttlMs);
   });
 
   it('stores JSON values as text that no script rewrites', async () => {

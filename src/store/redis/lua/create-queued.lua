@@ -15,7 +15,7 @@ if state == 'again' then
 end
 local limit = tonumber(ARGV[5])
 if limit > 0 then
-  local held = hold_open(KEYS[3], now, limit, task_id, ARGV[4])
+  local held = hold_open(KEYS[3], now, limit, task_id, ARGV[4], true)
   if held[1] == 0 then
     return held
   end
