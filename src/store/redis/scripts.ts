@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ReplyError } from 'ioredis';
 import type { RedisConnection } from './connection.js';
-import { FlatCommand } from './flat-command.js';
+import { commandArgs, FlatCommand } from './flat-command.js';
 
 const OPERATIONS = [
   'create',
@@ -75,7 +75,7 @@ export function defineScripts<Name extends string>(redis: RedisConnection, set: 
 
 /** `EVALSHA sha` or `EVAL lua`, then the keys' count, the keys and the arguments. */
 function send(redis: RedisConnection, command: string, script: string, keys: readonly string[], args: readonly string[]): Promise<unknown> {
-  return redis.sendCommand(new FlatCommand(command, [script, String(keys.length), ...keys, ...args], { replyEncoding: 'utf8' })) as Promise<unknown>;
+  return redis.sendCommand(new FlatCommand(command, commandArgs([script, String(keys.length)], keys, args), { replyEncoding: 'utf8' })) as Promise<unknown>;
 }
 
 /** Every task script, each run on one task's hash. */
