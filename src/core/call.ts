@@ -22,8 +22,11 @@ export interface CallRequest {
   optedIn: boolean;
   /** A legacy client's requested `ttl`; clamped to the configured maximum. */
   requestedTtlMs?: number;
-  /** Aborted when the client goes away before the answer. */
-  signal?: AbortSignal;
+  /**
+   * A signal that aborts when the client goes away before the answer, made on the first call: a
+   * call that becomes a task never asks for one.
+   */
+  clientGone?: () => AbortSignal;
   /** An MRTR retry: the `requestState` the shim handed out and the client's answers. */
   retry?: { requestState: string; inputResponses: Record<string, unknown> };
 }

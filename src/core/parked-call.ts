@@ -44,7 +44,7 @@ export class ParkedCalls {
     const inputNeeded = new Promise<void>((resolve) => (announce = resolve));
     // A client that leaves before any answer takes the call with it; once parked, the call is the retry's.
     const abort = new AbortController();
-    call.signal?.addEventListener('abort', () => {
+    call.clientGone?.().addEventListener('abort', () => {
       if (!parked) abort.abort();
     }, { once: true });
     const running = invoker.callTool(call.name, call.arguments, {
@@ -87,7 +87,7 @@ export class ParkedCalls {
       store,
       task.taskId,
       (t) => t.status === 'input_required' && Object.keys(t.inputRequests).some((key) => !before.has(key)),
-      { timeoutMs: Math.max(1, task.createdAt + task.ttlMs - Date.now()), signal: call.signal },
+      { timeoutMs: Math.max(1, task.createdAt + task.ttlMs - Date.now()), signal: call.clientGone?.() },
     );
     if (!next) throw new InvalidParamsError('requestState is unknown or expired');
     if (next.status === 'completed' && next.result) return { kind: 'result', result: next.result };

@@ -136,7 +136,7 @@ export class TaskService {
   private async callSync(ctx: CallContext, call: CallRequest): Promise<CallOutcome> {
     if (ctx.wire === 'sep2663' && ParkedCalls.possible(ctx.clientCapabilities)) return this.parked.call(ctx, call);
     const result = await this.options.invoker.callTool(call.name, call.arguments, {
-      signal: call.signal,
+      signal: call.clientGone?.(),
       timeoutMs: this.options.syncTimeoutMs ?? MRTR_TTL_MS,
     });
     return { kind: 'result', result };
@@ -167,8 +167,9 @@ export class TaskService {
    */
   private async callWithinWindow(ctx: CallContext, call: CallRequest, windowMs: number): Promise<CallOutcome> {
     const task = await this.createTask(ctx, call);
-    const seen = await this.waitFor(task.taskId, (t) => t.status === 'input_required', windowMs, call.signal);
-    if (call.signal?.aborted) {
+    const signal = call.clientGone?.();
+    const seen = await this.waitFor(task.taskId, (t) => t.status === 'input_required', windowMs, signal);
+    if (signal?.aborted) {
       await this.options.store.cancel(task.taskId, ctx.principal, 'The client left before the task was announced.', this.options.clock.now());
       return { kind: 'task', task };
     }

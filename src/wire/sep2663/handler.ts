@@ -195,11 +195,11 @@ export class Sep2663Handler {
       name: params.name,
       arguments: args,
       optedIn: declaresTasks(call.ctx.clientCapabilities),
-      // Made when the core first reads it: a call that becomes a task never does. One made after the
-      // client left is aborted at once (closeSignal), so nothing is missed by waiting.
-      get signal() {
-        return call.signal();
-      },
+      // Not a getter in this literal: V8 gives each object with its own accessor closure a map of
+      // its own, held from the literal's map until a full collection, and that kept every create's
+      // request alive through young collections (docs/benchmarks.md, "After: the fourth session").
+      // One made after the client left is aborted at once (closeSignal), so nothing is missed.
+      clientGone: call.signal,
       retry:
         params.requestState === undefined
           ? undefined
