@@ -10,7 +10,8 @@ import { writeReply } from './write-reply.js';
 
 /** Legacy-era requests (sessions, GET streams, DELETE); absent until that wire is configured. */
 export interface LegacyEndpoint {
-  handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, json: unknown, principal: string): Promise<void>;
+  /** Undefined when the request was handed on at once (a forwarded message): nothing to wait for. */
+  handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, json: unknown, principal: string): Promise<void> | undefined;
 }
 
 export interface McpEndpointOptions {
@@ -81,7 +82,8 @@ async function route(req: IncomingMessage, res: ServerResponse, options: McpEndp
 
   if (detectEra(req.headers, parsed) === 'legacy') {
     if (options.legacy) {
-      await options.legacy.handle(req, res, body, parsed, principal);
+      const handled = options.legacy.handle(req, res, body, parsed, principal);
+      if (handled) await handled;
       return undefined;
     }
     return json(400, errorResponse(null, new InvalidRequestError('this endpoint serves MCP 2026-07-28 only')));

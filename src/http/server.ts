@@ -41,7 +41,9 @@ export function createHttpServer(
     // A request on a connection opened before the shutdown is still served, but its connection
     // closes after the answer, so that the client's next request reaches another replica.
     if (health.draining?.()) res.setHeader('connection', 'close');
-    const path = req.url === undefined ? '/' : req.url.split('?', 1)[0];
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
     if (path === mcpPath) {
       handleMcp(req, res).catch((err: unknown) => {
         onError(err);

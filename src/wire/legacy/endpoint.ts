@@ -3,7 +3,7 @@ import { InvalidRequestError, LimitExceededError, MethodNotFoundError, ShimError
 import { ERROR_ANSWER } from '../../core/input-responses.js';
 import type { SessionRecord } from '../../session/session-store.js';
 import type { LegacyEndpoint } from '../../http/mcp-endpoint.js';
-import { classify, errorResponse, idOf, resultResponse, type JsonRpcRequest, type JsonRpcResponse } from '../jsonrpc/message.js';
+import { classify, errorResponse, idOf, resultResponse, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../jsonrpc/message.js';
 import { json, type Reply } from '../reply.js';
 import { writeReply } from '../../http/write-reply.js';
 import { parsePushId } from './constants.js';
@@ -37,15 +37,41 @@ export class LegacyAdapter implements LegacyEndpoint {
     this.sessions = new SessionCache(deps.sessions, deps.sessionIdleTtlMs);
   }
 
-  async handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, parsed: unknown, principal: string): Promise<void> {
+  /**
+   * A forwarded message whose session this replica read a moment ago is routed without awaiting
+   * anything, so that the hop adds no promise of its own: only a Redis read or an answer the shim
+   * writes itself goes through `settle`.
+   */
+  handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, parsed: unknown, principal: string): Promise<void> | undefined {
     const visit = this.deps.hooks?.begin(req, res, parsed, principal);
-    let routed: Reply | Forward | undefined = visit?.refusal;
+    let routed: Reply | Forward | Promise<Reply | Forward> | undefined = visit?.refusal;
     if (!routed) {
       try {
-        routed = await this.route(req, res, parsed, principal, visit);
+        routed = this.route(req, res, parsed, principal, visit);
       } catch (err) {
         routed = unavailable(err, parsed);
       }
+    }
+    if (routed instanceof Forward) {
+      this.deps.passthrough.forward(req, res, routed, body, visit);
+      return undefined;
+    }
+    return this.settle(req, res, routed, body, parsed, visit);
+  }
+
+  private async settle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    routing: Reply | Promise<Reply | Forward>,
+    body: Buffer | undefined,
+    parsed: unknown,
+    visit: LegacyVisit | undefined,
+  ): Promise<void> {
+    let routed: Reply | Forward;
+    try {
+      routed = await routing;
+    } catch (err) {
+      routed = unavailable(err, parsed);
     }
     if (routed instanceof Forward) {
       this.deps.passthrough.forward(req, res, routed, body, visit);
@@ -55,7 +81,7 @@ export class LegacyAdapter implements LegacyEndpoint {
     await writeReply(res, routed);
   }
 
-  private async route(req: IncomingMessage, res: ServerResponse, parsed: unknown, principal: string, visit: LegacyVisit | undefined): Promise<Reply | Forward> {
+  private route(req: IncomingMessage, res: ServerResponse, parsed: unknown, principal: string, visit: LegacyVisit | undefined): Reply | Forward | Promise<Reply | Forward> {
     if (req.method === 'POST') {
       let message;
       try {
@@ -67,19 +93,28 @@ export class LegacyAdapter implements LegacyEndpoint {
         return initialize(this.deps, message.message, principal, res);
       }
       const forwardable = message.kind !== 'request' || !TASK_METHODS.has(message.message.method);
-      const session = await this.session(req, principal, visit, forwardable);
-      if (!isSession(session)) return session;
-      switch (message.kind) {
-        case 'response':
-          return this.answer(session, message.message);
-        case 'notification':
-          return new Forward(session);
-        case 'request':
-          return DISPATCHED.has(message.message.method) ? this.request(session, message.message) : new Forward(session);
-      }
+      const session = this.session(req, principal, visit, forwardable);
+      return session instanceof Promise ? session.then((found) => this.routeMessage(found, message)) : this.routeMessage(session, message);
     }
     req.resume();
-    const session = await this.session(req, principal, visit);
+    return this.routeBodyless(req, principal, visit);
+  }
+
+  private routeMessage(session: SessionRecord | Reply, message: JsonRpcMessage): Reply | Forward | Promise<Reply | Forward> {
+    if (!isSession(session)) return session;
+    switch (message.kind) {
+      case 'response':
+        return this.answer(session, message.message);
+      case 'notification':
+        return new Forward(session);
+      case 'request':
+        return DISPATCHED.has(message.message.method) ? this.request(session, message.message) : new Forward(session);
+    }
+  }
+
+  private async routeBodyless(req: IncomingMessage, principal: string, visit: LegacyVisit | undefined): Promise<Reply> {
+    const found = this.session(req, principal, visit);
+    const session = found instanceof Promise ? await found : found;
     if (!isSession(session)) return session;
     if (req.method === 'GET') return this.get(req, session);
     if (req.method === 'DELETE') {
@@ -93,14 +128,20 @@ export class LegacyAdapter implements LegacyEndpoint {
     return { kind: 'empty', status: 405, headers: { allow: 'GET, POST, DELETE' } };
   }
 
-  /** 400 without a session id, 404 for an unknown or foreign one (a session is its principal's). */
-  private async session(req: IncomingMessage, principal: string, visit: LegacyVisit | undefined, forwardable = false): Promise<SessionRecord | Reply> {
+  /**
+   * 400 without a session id, 404 for an unknown or foreign one (a session is its principal's).
+   * A forwardable message takes the session from this replica's recent read, at once.
+   */
+  private session(req: IncomingMessage, principal: string, visit: LegacyVisit | undefined, forwardable = false): SessionRecord | Reply | Promise<SessionRecord | Reply> {
     const header = req.headers['mcp-session-id'];
     if (typeof header !== 'string' || header === '') {
       return json(400, errorResponse(null, new InvalidRequestError('Mcp-Session-Id header is required (initialize first)')));
     }
     const found = forwardable ? this.sessions.get(header) : this.sessions.read(header);
-    const session = found instanceof Promise ? await found : found;
+    return found instanceof Promise ? found.then((session) => this.verify(req, principal, visit, session)) : this.verify(req, principal, visit, found);
+  }
+
+  private verify(req: IncomingMessage, principal: string, visit: LegacyVisit | undefined, session: SessionRecord | undefined): SessionRecord | Reply {
     if (!session || session.principal !== principal) {
       return json(404, errorResponse(null, new ShimError(-32001, 'Session not found')));
     }
