@@ -4,9 +4,11 @@
  *
  * Starts Redis, the demo upstream, a shim (an `api` replica for create, as bench/scenarios/create.ts
  * measures it) and the baselines of `npm run bench`, loads each variant with autocannon (32
- * connections, interleaved rounds), and reads the CPU time the serving process, Redis and the load
- * generator used from /proc. What it prints: req/s, and µs of CPU per request of each, medians of
- * the rounds. For a hop (pipe proxy, passthrough) the serving process is the hop, not the upstream.
+ * connections, interleaved rounds), and reads the CPU time the serving process, Redis and the demo
+ * upstream used from /proc. What it prints: req/s, and µs of CPU per request of each, medians of
+ * the rounds. For a hop (pipe proxy, passthrough) the serving process is the hop, not the upstream;
+ * the upstream's CPU per request is printed beside it, because it changes with what is in front of
+ * it (docs/benchmarks.md, fifth session: 132 µs straight from autocannon, about 100 behind the pipe proxy).
  * Use it to see what a change costs or saves while other work shares the cores; quote `npm run bench`
  * (a quiet host) for throughput.
  *
@@ -43,6 +45,7 @@ interface Sample {
   rps: number;
   serverUs: number;
   redisUs: number;
+  upstreamUs: number;
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'mts-cost-'));
@@ -104,24 +107,25 @@ try {
   for (let r = 0; r < rounds; r++) {
     for (const v of variants) {
       await runLoad({ url: v.url, connections: CONNECTIONS, durationS: 1, headers: v.req.headers, body: v.req.body });
-      const before = { server: cpuMs(v.pid), redis: cpuMs(redisProcess) };
+      const before = { server: cpuMs(v.pid), redis: cpuMs(redisProcess), upstream: cpuMs(upstream.pid) };
       const load = await runLoad({ url: v.url, connections: CONNECTIONS, durationS: seconds, headers: v.req.headers, body: v.req.body });
       const served = load.total;
       const sample = {
         rps: load.rps,
         serverUs: ((cpuMs(v.pid) - before.server) * 1000) / served,
         redisUs: ((cpuMs(redisProcess) - before.redis) * 1000) / served,
+        upstreamUs: ((cpuMs(upstream.pid) - before.upstream) * 1000) / served,
       };
       samples.get(v.name)!.push(sample);
-      process.stderr.write(`round ${r + 1} ${v.name}: ${Math.round(sample.rps)} req/s, ${round(sample.serverUs, 1)} µs server CPU/req, ${round(sample.redisUs, 1)} µs Redis CPU/req\n`);
+      process.stderr.write(`round ${r + 1} ${v.name}: ${Math.round(sample.rps)} req/s, ${round(sample.serverUs, 1)} µs server CPU/req, ${round(sample.redisUs, 1)} µs Redis CPU/req, ${round(sample.upstreamUs, 1)} µs upstream CPU/req\n`);
     }
   }
-  console.log('| scenario | variant | req/s | server CPU µs/req | Redis CPU µs/req |');
-  console.log('| --- | --- | --- | --- | --- |');
+  console.log('| scenario | variant | req/s | server CPU µs/req | Redis CPU µs/req | upstream CPU µs/req |');
+  console.log('| --- | --- | --- | --- | --- | --- |');
   for (const v of variants) {
     const s = samples.get(v.name)!;
     const m = (k: keyof Sample): number => median(s.map((x) => x[k]));
-    console.log(`| ${v.scenario} | ${v.name} | ${Math.round(m('rps'))} | ${round(m('serverUs'), 1)} | ${round(m('redisUs'), 1)} |`);
+    console.log(`| ${v.scenario} | ${v.name} | ${Math.round(m('rps'))} | ${round(m('serverUs'), 1)} | ${round(m('redisUs'), 1)} | ${round(m('upstreamUs'), 1)} |`);
   }
 } finally {
   for (const s of started.reverse()) await s.stop().catch(() => undefined);
