@@ -29,6 +29,8 @@ async function dumpRedis(url: string): Promise<string> {
       for (const key of keys) {
         const type = await redis.type(key);
         parts.push(key);
+        // Gone between SCAN and TYPE (a stream's short-lived key expired or was deleted): its name is all it had.
+        if (type === 'none') continue;
         if (type === 'string') parts.push((await redis.get(key)) ?? '');
         else if (type === 'hash') parts.push(JSON.stringify(await redis.hgetall(key)));
         else if (type === 'list') parts.push(JSON.stringify(await redis.lrange(key, 0, -1)));
