@@ -52,33 +52,27 @@ export class LegacyAdapter implements LegacyEndpoint {
         routed = unavailable(err, parsed);
       }
     }
-    if (routed instanceof Forward) {
-      this.deps.passthrough.forward(req, res, routed, body, visit);
-      return undefined;
-    }
-    return this.settle(req, res, routed, body, parsed, visit);
+    return routed instanceof Promise ? this.settle(req, res, routed, body, parsed, visit) : this.deliver(req, res, routed, body, visit);
   }
 
-  private async settle(
-    req: IncomingMessage,
-    res: ServerResponse,
-    routing: Reply | Promise<Reply | Forward>,
-    body: Buffer | undefined,
-    parsed: unknown,
-    visit: LegacyVisit | undefined,
-  ): Promise<void> {
+  private async settle(req: IncomingMessage, res: ServerResponse, routing: Promise<Reply | Forward>, body: Buffer | undefined, parsed: unknown, visit: LegacyVisit | undefined): Promise<void> {
     let routed: Reply | Forward;
     try {
       routed = await routing;
     } catch (err) {
       routed = unavailable(err, parsed);
     }
+    await this.deliver(req, res, routed, body, visit);
+  }
+
+  /** A forward is handed to the upstream at once; an answer of the shim's own is written. */
+  private deliver(req: IncomingMessage, res: ServerResponse, routed: Reply | Forward, body: Buffer | undefined, visit: LegacyVisit | undefined): Promise<void> | undefined {
     if (routed instanceof Forward) {
       this.deps.passthrough.forward(req, res, routed, body, visit);
-      return;
+      return undefined;
     }
     visit?.answered(routed);
-    await writeReply(res, routed);
+    return writeReply(res, routed);
   }
 
   private route(req: IncomingMessage, res: ServerResponse, parsed: unknown, principal: string, visit: LegacyVisit | undefined): Reply | Forward | Promise<Reply | Forward> {
@@ -113,8 +107,7 @@ export class LegacyAdapter implements LegacyEndpoint {
   }
 
   private async routeBodyless(req: IncomingMessage, principal: string, visit: LegacyVisit | undefined): Promise<Reply> {
-    const found = this.session(req, principal, visit);
-    const session = found instanceof Promise ? await found : found;
+    const session = await this.session(req, principal, visit);
     if (!isSession(session)) return session;
     if (req.method === 'GET') return this.get(req, session);
     if (req.method === 'DELETE') {
