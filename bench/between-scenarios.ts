@@ -12,8 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchContext, ScenarioResult } from './lib/context.js';
-import { cpuMs } from './lib/cpu.js';
-import { runLoad } from './lib/load.js';
+import { costRound } from './lib/cost-round.js';
 import { legacy, mustResult, openLegacySession } from './lib/mcp.js';
 import { sleep, type Served } from './lib/proc.js';
 import { policyFile, startBareRedis, startPipeProxy, startRedis, startSdkBaseline, startShim, startUpstream } from './lib/servers.js';
@@ -56,13 +55,10 @@ try {
     const samples = hops.map(() => ({ rps: [] as number[], hopUs: [] as number[], upstreamUs: [] as number[] }));
     for (let r = 0; r < ROUNDS; r++) {
       for (const [i, { hop, load }] of hops.entries()) {
-        await runLoad({ ...load, durationS: 1 });
-        const hopBefore = cpuMs(hop.pid);
-        const upstreamBefore = cpuMs(upstream.pid);
-        const result = await runLoad({ ...load, durationS: ROUND_S });
-        samples[i]!.rps.push(result.rps);
-        samples[i]!.hopUs.push(((cpuMs(hop.pid) - hopBefore) * 1000) / result.total);
-        samples[i]!.upstreamUs.push(((cpuMs(upstream.pid) - upstreamBefore) * 1000) / result.total);
+        const measured = await costRound({ ...load, durationS: ROUND_S }, { hop: hop.pid, upstream: upstream.pid });
+        samples[i]!.rps.push(measured.rps);
+        samples[i]!.hopUs.push(measured.us.hop);
+        samples[i]!.upstreamUs.push(measured.us.upstream);
       }
     }
     const [s, p] = samples.map((x) => ({ rps: median(x.rps), hop: round(median(x.hopUs), 1), upstream: round(median(x.upstreamUs), 1) }));

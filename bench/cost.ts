@@ -19,8 +19,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cpuMs, redisPid } from './lib/cpu.js';
-import { runLoad } from './lib/load.js';
+import { costRound } from './lib/cost-round.js';
+import { redisPid } from './lib/cpu.js';
 import { legacy, mustResult, openLegacySession, sep2663 } from './lib/mcp.js';
 import { sleep, type Served } from './lib/proc.js';
 import { policyFile, startBareRedis, startPipeProxy, startRedis, startShim, startUpstream, type ShimStart } from './lib/servers.js';
@@ -106,16 +106,11 @@ try {
   const samples = new Map<string, Sample[]>(variants.map((v) => [v.name, []]));
   for (let r = 0; r < rounds; r++) {
     for (const v of variants) {
-      await runLoad({ url: v.url, connections: CONNECTIONS, durationS: 1, headers: v.req.headers, body: v.req.body });
-      const before = { server: cpuMs(v.pid), redis: cpuMs(redisProcess), upstream: cpuMs(upstream.pid) };
-      const load = await runLoad({ url: v.url, connections: CONNECTIONS, durationS: seconds, headers: v.req.headers, body: v.req.body });
-      const served = load.total;
-      const sample = {
-        rps: load.rps,
-        serverUs: ((cpuMs(v.pid) - before.server) * 1000) / served,
-        redisUs: ((cpuMs(redisProcess) - before.redis) * 1000) / served,
-        upstreamUs: ((cpuMs(upstream.pid) - before.upstream) * 1000) / served,
-      };
+      const measured = await costRound(
+        { url: v.url, connections: CONNECTIONS, durationS: seconds, headers: v.req.headers, body: v.req.body },
+        { server: v.pid, redis: redisProcess, upstream: upstream.pid },
+      );
+      const sample = { rps: measured.rps, serverUs: measured.us.server, redisUs: measured.us.redis, upstreamUs: measured.us.upstream };
       samples.get(v.name)!.push(sample);
       process.stderr.write(`round ${r + 1} ${v.name}: ${Math.round(sample.rps)} req/s, ${round(sample.serverUs, 1)} µs server CPU/req, ${round(sample.redisUs, 1)} µs Redis CPU/req, ${round(sample.upstreamUs, 1)} µs upstream CPU/req\n`);
     }
