@@ -221,7 +221,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
       });
       await queue.close(5_000);
       await observability.close();
-      passthrough.close();
+      await passthrough.close();
       await pool.close();
       await sessions.close();
       await store.close();
@@ -240,7 +240,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
       // aborts must not record that as the task's failure; another replica takes it over.
       await sessions.close();
       await store.close();
-      passthrough.close();
+      await passthrough.close();
       await pool.close();
     },
   };

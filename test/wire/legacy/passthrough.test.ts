@@ -16,7 +16,7 @@ const servers: Server[] = [];
 const passthroughs: Passthrough[] = [];
 
 afterEach(async () => {
-  for (const p of passthroughs.splice(0)) p.close();
+  await Promise.all(passthroughs.splice(0).map((p) => p.close()));
   await Promise.all(
     servers.splice(0).map(
       (s) =>
@@ -135,6 +135,16 @@ describe('Passthrough', () => {
     expect(req.headers['content-type']).toBe('application/json');
     expect(headerLines(req.rawHeaders, 'x-repeated')).toEqual(['one', 'two']);
     expect(headerLines(req.rawHeaders, 'authorization')).toEqual(['Bearer shim-own']);
+  });
+
+  it('forwards a request that expected 100-continue without the expectation, whose body the shim has read', async () => {
+    const r = await rig((_req, res) => res.end('{"ok":true}'));
+    const answer = await post(r.front, [...JSON_HEADERS, 'Expect', '100-continue'], PING);
+    expect(answer.status).toBe(200);
+    expect(answer.body.toString()).toBe('{"ok":true}');
+    const [{ req, body }] = r.upstream.requests as [{ req: IncomingMessage; body: string }];
+    expect(body).toBe(PING);
+    expect(req.headers.expect).toBeUndefined();
   });
 
   it('sends Basic credentials of an upstream URL with userinfo, unless the configured headers carry Authorization', async () => {
