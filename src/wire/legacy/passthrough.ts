@@ -98,22 +98,24 @@ class Relay implements Dispatcher.DispatchHandler {
     private readonly clientSessionId: string | undefined,
   ) {}
 
+  /** Stops the upstream request now, or as soon as undici starts it. */
   clientGone(): void {
     if (this.res.writableFinished) return;
     this.gone = true;
-    this.controller?.abort(new Error('the client went away'));
+    if (this.controller) stop(this.controller);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
-    if (this.gone) controller.abort(new Error('the client went away'));
+    if (this.gone) stop(controller);
   }
 
   onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, parsed: IncomingHttpHeaders): void {
     const res = this.res;
+    const raw = controller.rawHeaders;
     // Headers set already (the cutover's deprecation headers) are merged by name, which would keep
     // only the last of a repeated upstream header: those answers go by the merged object.
-    if (res.getHeaderNames().length === 0) res.writeHead(statusCode, answerHeaders(controller.rawHeaders, parsed, this.clientSessionId));
+    if (Array.isArray(raw) && res.getHeaderNames().length === 0) res.writeHead(statusCode, answerHeaders(raw, this.clientSessionId));
     else res.writeHead(statusCode, mergedAnswerHeaders(parsed, this.clientSessionId));
   }
 
@@ -139,6 +141,10 @@ class Relay implements Dispatcher.DispatchHandler {
   }
 }
 
+function stop(controller: Dispatcher.DispatchController): void {
+  controller.abort(new Error('the client went away'));
+}
+
 /** The client's headers as a flat list (lower-case names, repeats kept), without `dropped`. */
 function forwardedHeaders(raw: readonly string[], dropped: ReadonlySet<string>): string[] {
   const out: string[] = [];
@@ -150,12 +156,10 @@ function forwardedHeaders(raw: readonly string[], dropped: ReadonlySet<string>):
 }
 
 /**
- * The upstream's headers as a flat list without hop-by-hop ones, naming the client's session:
- * from the raw list, which keeps repeats and their order; from the parsed object when undici
- * gives none.
+ * The upstream's headers as a flat list without hop-by-hop ones, naming the client's session: the
+ * raw list keeps repeats and their order.
  */
-function answerHeaders(raw: Dispatcher.DispatchController['rawHeaders'], parsed: IncomingHttpHeaders, clientSessionId: string | undefined): string[] | Record<string, string | string[]> {
-  if (!Array.isArray(raw)) return mergedAnswerHeaders(parsed, clientSessionId);
+function answerHeaders(raw: ReadonlyArray<Buffer | string>, clientSessionId: string | undefined): string[] {
   const out: string[] = [];
   let named = false;
   for (let i = 0; i < raw.length; i += 2) {
