@@ -1,8 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { ShimConfig } from './config/schema.js';
-import { systemClock } from './core/ports.js';
+import { systemClock, type ToolInfo } from './core/ports.js';
 import { PrincipalLimits } from './core/limits.js';
+import { policyTable, type PolicyTable } from './core/policy-table.js';
 import { StepwiseIntake, type TaskIntake } from './core/task-intake.js';
 import { TaskService } from './core/task-service.js';
 import { InProcessQueue } from './execution/in-process-queue.js';
@@ -41,6 +42,8 @@ export interface Shim {
    * the rest released.
    */
   shutdown(options: { graceMs: number }): Promise<void>;
+  /** Every upstream tool's effective policy and its source, from a fresh listing (bounded). */
+  policies(): Promise<PolicyTable>;
 }
 
 export interface ShimOptions {
@@ -51,6 +54,8 @@ export interface ShimOptions {
 export const MCP_PATH = '/mcp';
 
 const STORE_READY_MS = 10_000;
+/** How long the policy table waits for the upstream's tools/list. */
+const POLICY_LISTING_MS = 5_000;
 
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -95,7 +100,12 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     : undefined;
   const queue: WorkQueue = redisQueue ?? new InProcessQueue(config.workerConcurrency);
   // Before anything uses the store: task lifecycles are recorded at it (docs/dashboard.md).
-  const observability = createObservability({ config, store, queue, log });
+  // The table reads the catalog built below; it is only called once the shim is up.
+  const describePolicies = async (): Promise<PolicyTable> => {
+    const tools = await withTimeout(catalog.refresh(), POLICY_LISTING_MS, `the upstream did not list its tools within ${POLICY_LISTING_MS / 1000} s`);
+    return policyTable(tools as ToolInfo[], catalog.declaresTasks(), policies);
+  };
+  const observability = createObservability({ config, store, queue, log, policies: describePolicies });
   const pool = new UpstreamPool({
     url: config.upstreamUrl,
     headers: config.upstreamHeaders,
@@ -103,7 +113,10 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     // As many as the worker runs at once, plus a few for discovery and translated requests.
     maxIdle: config.workerConcurrency + 8,
   });
-  const catalog = new CachedToolCatalog(() => pool.listTools());
+  const catalog = new CachedToolCatalog(
+    () => pool.listTools(),
+    () => pool.capabilities(),
+  );
   const policies = {
     configured: Object.fromEntries(
       Object.entries(config.policies.tools).map(([tool, p]) => [tool, typeof p === 'string' ? { mode: p } : p]),
@@ -214,6 +227,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     url: `http://${host}:${port}${config.role === 'worker' ? '/' : MCP_PATH}`,
     server,
     store,
+    policies: describePolicies,
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
