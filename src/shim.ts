@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { redactUrl } from './config/redact.js';
 import type { ShimConfig } from './config/schema.js';
 import { systemClock, type ToolInfo } from './core/ports.js';
 import { PrincipalLimits } from './core/limits.js';
@@ -65,6 +66,16 @@ function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promi
       timer = setTimeout(() => reject(new Error(message)), ms);
     }),
   ]).finally(() => clearTimeout(timer));
+}
+
+/** What an operator needs when Redis does not answer at start: where, how long we waited, what to check. */
+function storeUnreachable(config: ShimConfig): string {
+  const where = config.redisUrl ? `Redis at ${redactUrl(config.redisUrl)}` : 'the task store';
+  return (
+    `${where} did not answer within ${STORE_READY_MS / 1000} s. Check that Redis runs and listens there, that this host can reach ` +
+    'it (address, port, firewall), the password in the URL, rediss:// if it needs TLS' +
+    (config.redisCluster ? ', and that the seeds are nodes of a Redis Cluster' : '')
+  );
 }
 
 /** A `worker` replica answers MCP requests with a 404 that says where they belong. */
@@ -160,7 +171,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   });
   // Changes published before the subscription is live would be lost to the first watchers; a
   // store that cannot subscribe within the bound is unreachable, and we say so instead of hanging.
-  await withTimeout(store.subscriptionReady(), STORE_READY_MS, `the task store did not answer within ${STORE_READY_MS / 1000} s`).catch(
+  await withTimeout(store.subscriptionReady(), STORE_READY_MS, storeUnreachable(config)).catch(
     async (err: unknown) => {
       await Promise.allSettled([store.close(), sessions.close(), queue.close(0), pool.close()]);
       throw err;

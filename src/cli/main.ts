@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from '../config/load.js';
+import { redactUrl } from '../config/redact.js';
 import type { ShimConfig } from '../config/schema.js';
 import { DEMO_TOOL_POLICIES } from '../demo-upstream/policies.js';
 import type { Shim } from '../shim.js';
@@ -103,7 +104,7 @@ async function main(argv: string[]): Promise<number> {
   process.stdout.write(`  version:  ${packageVersion()}\n`);
   process.stdout.write(`  upstream: ${upstreamUrl}${demo ? ' (demo upstream)' : ''}\n`);
   if (config.role !== 'all') process.stdout.write(`  role:     ${config.role === 'api' ? 'api (serves /mcp; workers run its task jobs)' : 'worker (runs task jobs; no /mcp)'}\n`);
-  process.stdout.write(`  store:    ${config.redisUrl ? `redis ${redact(config.redisUrl)}${config.redisCluster ? ' (cluster)' : ''}` : 'embedded (single process)'}\n`);
+  process.stdout.write(`  store:    ${config.redisUrl ? `redis ${redactUrl(config.redisUrl)}${config.redisCluster ? ' (cluster)' : ''}` : 'embedded (single process)'}\n`);
   process.stdout.write(`  auth:     ${config.auth.mode}\n`);
   // A worker plans no calls: the table is the replicas' that serve /mcp.
   if (config.role !== 'worker') announcePolicies(shim);
@@ -161,10 +162,6 @@ function announcePolicies(shim: Shim): void {
 
 /** What closing the stores and connections may take after the grace period. */
 const SHUTDOWN_MARGIN_MS = 10_000;
-
-function redact(url: string): string {
-  return url.replace(/\/\/[^@/]*@/g, '//***@');
-}
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
