@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSdkPlainUpstream, type DemoUpstreamProcess } from '../../support/demo-upstream-process.js';
-import { dashboardJson } from '../../support/observe.js';
+import { dashboardJson, waitForDashboard } from '../../support/observe.js';
+import { Sep2663Client } from '../../support/sep2663-client.js';
 import { startShimProcess, type ShimProcess } from '../../support/shim-process.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -27,6 +28,27 @@ afterAll(async () => {
   await shim?.stop();
   upstream?.killGroup();
   await upstream?.exited;
+});
+
+describe('the time to end of a task of known duration on the dashboard', () => {
+  it('reads p50 and p95 close to the task\'s real duration', async () => {
+    const client = new Sep2663Client(shim.url);
+    const created = await client.createTask('build_report', { seconds: 4 });
+    await client.waitForStatus(created.taskId, 'completed', { timeoutMs: 15_000 });
+    const tasks = await waitForDashboard(shim.baseUrl, 'tasks?range=1h', (t) => t.byWire.some((w: { wire: string; completed: number }) => w.wire === 'sep2663' && w.completed === 1));
+    const { p50, p95 } = tasks.byWire.find((w: { wire: string }) => w.wire === 'sep2663').timeToTerminalMs;
+    // The call itself takes 4 s; queueing adds a little. Buckets are 10% wide.
+    for (const figure of [p50, p95]) {
+      expect(figure).toBeGreaterThanOrEqual(3_600);
+      expect(figure).toBeLessThanOrEqual(5_000);
+    }
+    const page = await context.newPage();
+    await page.goto(`${shim.baseUrl}/dashboard?range=1h`);
+    const cell = page.locator('#tasks-wire tbody tr[data-wire="sep2663"] td[data-label="p50 to end"]');
+    await cell.waitFor();
+    expect(await cell.textContent()).toBe(`${(p50 / 1000).toFixed(2)} s`);
+    await page.close();
+  });
 });
 
 describe('the task policies on the dashboard', () => {
