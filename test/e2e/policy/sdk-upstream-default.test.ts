@@ -1,7 +1,7 @@
-import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSdkPlainUpstream, type DemoUpstreamProcess } from '../../support/demo-upstream-process.js';
 import { LegacySession } from '../../support/legacy-client.js';
+import { freePort } from '../../support/redis-server.js';
 import { pollUntil, Sep2663Client, textOf } from '../../support/sep2663-client.js';
 import { startShimProcess, type ShimProcess } from '../../support/shim-process.js';
 
@@ -117,14 +117,3 @@ describe('an upstream that is down when the shim starts', () => {
     }
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
