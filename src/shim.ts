@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { redactUrl } from './config/redact.js';
 import type { ShimConfig } from './config/schema.js';
-import { systemClock, type ToolInfo } from './core/ports.js';
+import { systemClock } from './core/ports.js';
 import { PrincipalLimits } from './core/limits.js';
 import { policyTable, type PolicyTable } from './core/policy-table.js';
 import { StepwiseIntake, type TaskIntake } from './core/task-intake.js';
@@ -43,7 +43,7 @@ export interface Shim {
    * the rest released.
    */
   shutdown(options: { graceMs: number }): Promise<void>;
-  /** Every upstream tool's effective policy and its source, from a fresh listing (bounded). */
+  /** Every upstream tool's effective policy and its source, from the tool catalog (bounded wait). */
   policies(): Promise<PolicyTable>;
 }
 
@@ -113,8 +113,8 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   // Before anything uses the store: task lifecycles are recorded at it (docs/dashboard.md).
   // The table reads the catalog built below; it is only called once the shim is up.
   const describePolicies = async (): Promise<PolicyTable> => {
-    const tools = await withTimeout(catalog.refresh(), POLICY_LISTING_MS, `the upstream did not list its tools within ${POLICY_LISTING_MS / 1000} s`);
-    return policyTable(tools as ToolInfo[], catalog.declaresTasks(), policies);
+    const tools = await withTimeout(catalog.all(), POLICY_LISTING_MS, `the upstream did not list its tools within ${POLICY_LISTING_MS / 1000} s`);
+    return policyTable(tools, catalog.declaresTasks(), policies);
   };
   const observability = createObservability({ config, store, queue, log, policies: describePolicies });
   const pool = new UpstreamPool({

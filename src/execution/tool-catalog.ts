@@ -28,6 +28,12 @@ export class CachedToolCatalog implements ToolCatalog {
     return this.tools.get(name);
   }
 
+  /** Every tool, from the cache while it is fresh (a dashboard's polls cost the upstream nothing). */
+  async all(): Promise<ToolInfo[]> {
+    if (Date.now() - this.fetchedAt > this.ttlMs) await this.refresh();
+    return [...this.tools.values()];
+  }
+
   declaresTasks(): boolean {
     return this.tasksDeclared;
   }
