@@ -129,6 +129,9 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
+/** What closing the stores and connections may take after the grace period. */
+const SHUTDOWN_MARGIN_MS = 10_000;
+
 /** How often the start-up lines ask again for the policy table of an upstream that did not answer. */
 const POLICY_RETRY_MS = 2_000;
 
@@ -159,9 +162,6 @@ function announcePolicies(shim: Shim): void {
   };
   attempt();
 }
-
-/** What closing the stores and connections may take after the grace period. */
-const SHUTDOWN_MARGIN_MS = 10_000;
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
