@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const READY_LINE = /^demo upstream listening on (\S+)$/;
 const SDK_PLAIN_READY_LINE = /^sdk upstream listening on (\S+)$/;
+const SDK_TASKS_READY_LINE = /^sdk-task-server listening on (\S+)$/;
 
 export interface DemoUpstreamProcess {
   url: string;
@@ -23,6 +24,11 @@ export function spawnDemoUpstream(args: string[] = [], env: NodeJS.ProcessEnv = 
 /** The official-SDK upstream with plain tools and no tasks capability (test/fixtures/sdk-plain-upstream). */
 export function spawnSdkPlainUpstream(args: string[] = []): Promise<DemoUpstreamProcess> {
   return spawnUpstream('test/fixtures/sdk-plain-upstream/main.ts', SDK_PLAIN_READY_LINE, args, {}, 20_000);
+}
+
+/** The official SDK's own 2025-11-25 task server: declares tasks, one `required` tool `greet` (bench/baselines). */
+export function spawnSdkTaskUpstream(): Promise<DemoUpstreamProcess> {
+  return spawnUpstream('bench/baselines/sdk-task-server.ts', SDK_TASKS_READY_LINE, [], {}, 20_000);
 }
 
 async function spawnUpstream(

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnSdkPlainUpstream, type DemoUpstreamProcess } from '../../support/demo-upstream-process.js';
+import { spawnSdkPlainUpstream, spawnSdkTaskUpstream, type DemoUpstreamProcess } from '../../support/demo-upstream-process.js';
 import { LegacySession } from '../../support/legacy-client.js';
 import { freePort } from '../../support/redis-server.js';
 import { pollUntil, Sep2663Client, textOf } from '../../support/sep2663-client.js';
@@ -114,6 +114,28 @@ describe('an upstream that is down when the shim starts', () => {
       await shim.stop();
       late?.killGroup();
       await late?.exited;
+    }
+  });
+});
+
+describe('an official-SDK upstream that declares tasks', () => {
+  it('keeps its taskSupport as the policy where the policy file names no tool, despite the default', async () => {
+    const tasks = await spawnSdkTaskUpstream();
+    const shim = await startShimProcess({ upstreamUrl: tasks.url, policy: { default: 'auto' } });
+    try {
+      const out = await startLines(shim, 'greet');
+      expect(out).toContain('the upstream declares tasks: its taskSupport applies where the policy file names no tool');
+      expect(out).toMatch(/^ {4}greet +required +upstream$/m);
+      // required: a SEP-2663 client that did not opt in is refused, where auto would have answered.
+      const refused = await new Sep2663Client(shim.url).request('tools/call', { name: 'greet', arguments: { name: 'x' } }, { tasks: false });
+      expect(refused.body.error.code).toBe(-32021);
+      const session = await LegacySession.open(shim.url);
+      const { tools } = await session.result('tools/list');
+      expect(tools.find((t: { name: string }) => t.name === 'greet').execution.taskSupport).toBe('required');
+    } finally {
+      await shim.stop();
+      tasks.killGroup();
+      await tasks.exited;
     }
   });
 });
