@@ -3,6 +3,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { ShimConfig } from './config/schema.js';
 import { systemClock } from './core/ports.js';
 import { PrincipalLimits } from './core/limits.js';
+import type { PolicySources, ToolPolicy } from './core/policy.js';
 import { StepwiseIntake, type TaskIntake } from './core/task-intake.js';
 import { TaskService } from './core/task-service.js';
 import { InProcessQueue } from './execution/in-process-queue.js';
@@ -13,10 +14,13 @@ import { CachedToolCatalog } from './execution/tool-catalog.js';
 import { UpstreamPool } from './execution/upstream-pool.js';
 import type { WorkQueue } from './execution/work-queue.js';
 import { createAuthenticator } from './http/auth/authenticator.js';
-import { createMcpEndpoint } from './http/mcp-endpoint.js';
+import { createMcpEndpoint, type McpEndpointOptions } from './http/mcp-endpoint.js';
 import { drainServer } from './http/drain-server.js';
 import { OpenStreams } from './http/open-streams.js';
 import { createHttpServer } from './http/server.js';
+import { CutoverControls } from './cutover/controls.js';
+import { CutoverStage } from './cutover/stage.js';
+import { cutoverSettings, describeLiveChanges, keyMaterialDigest } from './config/reload.js';
 import { createObservability } from './observe/observability.js';
 import { EmbeddedTaskStore } from './store/embedded/embedded-store.js';
 import { RedisTaskStore } from './store/redis/redis-store.js';
@@ -40,7 +44,13 @@ export interface Shim {
    * ended the way their wires ask, running jobs and then requests given up to `graceMs`, then
    * the rest released.
    */
-  shutdown(options: { graceMs: number }): Promise<void>;
+  shutdown(options: { graceMs: number; delayMs?: number }): Promise<void>;
+  /**
+   * Applies the settings of `config` that can change live (docs/operations.md, "Reloading"): key
+   * material, task policies and the cutover controls. New key material is read first; when it
+   * cannot be, this throws and nothing changes. Returns what changed, one line each.
+   */
+  reload(config: ShimConfig): Promise<string[]>;
 }
 
 export interface ShimOptions {
@@ -60,6 +70,10 @@ function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promi
       timer = setTimeout(() => reject(new Error(message)), ms);
     }),
   ]).finally(() => clearTimeout(timer));
+}
+
+function configuredPolicies(config: ShimConfig): Record<string, ToolPolicy> {
+  return Object.fromEntries(Object.entries(config.policies.tools).map(([tool, p]) => [tool, typeof p === 'string' ? { mode: p } : p]));
 }
 
 /** A `worker` replica answers MCP requests with a 404 that says where they belong. */
@@ -94,8 +108,16 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
       })
     : undefined;
   const queue: WorkQueue = redisQueue ?? new InProcessQueue(config.workerConcurrency);
+  const cutover = new CutoverStage(new CutoverControls(config));
   // Before anything uses the store: task lifecycles are recorded at it (docs/dashboard.md).
-  const observability = createObservability({ config, store, queue, log });
+  const observability = createObservability({
+    config,
+    store,
+    queue,
+    cutover,
+    sessionOf: (sessionId) => sessions.get(sessionId, config.sessionIdleTtlMs),
+    log,
+  });
   const pool = new UpstreamPool({
     url: config.upstreamUrl,
     headers: config.upstreamHeaders,
@@ -104,10 +126,9 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     maxIdle: config.workerConcurrency + 8,
   });
   const catalog = new CachedToolCatalog(() => pool.listTools());
-  const policies = {
-    configured: Object.fromEntries(
-      Object.entries(config.policies.tools).map(([tool, p]) => [tool, typeof p === 'string' ? { mode: p } : p]),
-    ),
+  // Read at every call, so that a reload replaces its members.
+  const policies: PolicySources = {
+    configured: configuredPolicies(config),
     fallback: config.policies.default ?? 'auto',
     autoWindowMs: config.autoWindowMs,
   };
@@ -139,6 +160,8 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     pollIntervalMs: config.pollIntervalMs,
   });
   const streams = new OpenStreams();
+  // `notReady`: /readyz answers 503 (the pre-stop delay and after); `draining`: the graceful stop has begun.
+  let notReady = false;
   let draining = false;
   const runner = new TaskRunner({
     store,
@@ -184,18 +207,24 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     streams,
     hooks: observability.legacyHooks,
   });
-  const handleMcp = config.role === 'worker' ? notServedHere : createMcpEndpoint({
+  // Read per request, so that a reload's new authenticator takes over at once.
+  const endpoint: McpEndpointOptions = {
     sep2663,
     legacy,
     authenticate,
     allowedOrigins: config.allowedOrigins,
     maxBodyBytes: config.maxBodyBytes,
+    cutover: (req, res, parsed) => cutover.legacy(req, res, parsed),
+    observeRefusal: (req, parsed, principal, reply) => observability.legacyHooks.refused(req, parsed, principal, reply),
     observe: observability.observeSep2663,
-  });
+  };
+  const handleMcp = config.role === 'worker' ? notServedHere : createMcpEndpoint(endpoint);
+  let live = config;
+  let liveKeys = keyMaterialDigest(config.auth);
   const { server, app } = createHttpServer(
     MCP_PATH,
     handleMcp,
-    { readiness: { store: () => store.ping(), upstream: () => pool.ping() }, draining: () => draining },
+    { readiness: { store: () => store.ping(), upstream: () => pool.ping() }, notReady: () => notReady, draining: () => draining },
     (err) => log(`unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
   );
 
@@ -226,9 +255,26 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
       await sessions.close();
       await store.close();
     },
-    async shutdown({ graceMs }) {
-      // Not ready at once, so that load balancers stop sending; until the running jobs are done the
-      // replica still answers whatever reaches it, each answer closing its connection.
+    async reload(next) {
+      // Read before anything changes: a key file that cannot be read keeps the running configuration.
+      const nextAuthenticate = await createAuthenticator(next.auth);
+      const nextKeys = keyMaterialDigest(next.auth);
+      const changes = describeLiveChanges(live, next, liveKeys, nextKeys);
+      liveKeys = nextKeys;
+      endpoint.authenticate = nextAuthenticate;
+      policies.configured = configuredPolicies(next);
+      policies.fallback = next.policies.default ?? 'auto';
+      cutover.replace(new CutoverControls(next));
+      live = { ...live, auth: next.auth, policies: next.policies, ...cutoverSettings(next) };
+      return changes;
+    },
+    async shutdown({ graceMs, delayMs = 0 }) {
+      // Not ready at once, so that load balancers stop sending; during the delay everything is
+      // still served as usual, so that requests the balancer sends before it notices succeed.
+      notReady = true;
+      if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+      // Until the running jobs are done the replica still answers whatever reaches it, each answer
+      // closing its connection.
       draining = true;
       const deadline = Date.now() + graceMs;
       streams.endAll();
