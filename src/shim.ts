@@ -214,7 +214,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     authenticate,
     allowedOrigins: config.allowedOrigins,
     maxBodyBytes: config.maxBodyBytes,
-    cutover: (req, res, parsed) => cutover.legacy(req, res, parsed),
+    cutover: (res, parsed) => cutover.legacy(res, parsed),
     observeRefusal: (req, parsed, principal, reply) => observability.legacyHooks.refused(req, parsed, principal, reply),
     observe: observability.observeSep2663,
   };

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { LegacyMode } from '../config/cutover.js';
 import type { JsonRpcId } from '../wire/jsonrpc/message.js';
 import type { Reply } from '../wire/reply.js';
@@ -58,7 +58,7 @@ export class CutoverStage {
   }
 
   /** The stage's answer to an old-API request (`parsed`: its JSON body, absent for GET and DELETE), or undefined to let it through. */
-  legacy(req: IncomingMessage, res: ServerResponse, parsed: unknown): Reply | undefined {
+  legacy(res: ServerResponse, parsed: unknown): Reply | undefined {
     const controls = this.current;
     for (const [name, value] of controls.headers) res.setHeader(name, value);
     const now = this.now();

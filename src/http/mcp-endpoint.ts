@@ -24,7 +24,7 @@ export interface McpEndpointOptions {
    * The cutover stage (src/cutover/stage.ts), before the legacy adapter: adds the old API's headers
    * and may answer in the adapter's place (brownout, drain, legacy mode off).
    */
-  cutover?: (req: IncomingMessage, res: ServerResponse, parsed: unknown) => Reply | undefined;
+  cutover?: (res: ServerResponse, parsed: unknown) => Reply | undefined;
   /** Sees every answer the cutover stage gave (traffic recording); synchronous, never throws. */
   observeRefusal?: (req: IncomingMessage, parsed: unknown, principal: string, reply: Reply) => void;
   /** Sees every SEP-2663 answer (traffic recording); synchronous, never throws. */
@@ -110,7 +110,7 @@ async function route(req: IncomingMessage, res: ServerResponse, options: McpEndp
 }
 
 function refuse(req: IncomingMessage, res: ServerResponse, parsed: unknown, principal: string, options: McpEndpointOptions): Reply | undefined {
-  const refusal = options.cutover?.(req, res, parsed);
+  const refusal = options.cutover?.(res, parsed);
   if (refusal) options.observeRefusal?.(req, parsed, principal, refusal);
   return refusal;
 }
