@@ -111,10 +111,11 @@ describe('the legacy switch flipped by SIGHUP', () => {
     const client = new Sep2663Client(shim.url);
     const modernTask = (await client.createTask('slow_compute', { seconds: 3 })).taskId;
 
-    let flippedAt: number | undefined;
+    // Set once the shim has said it switched: requests sent after it must all be refused.
+    const flip: { at?: number } = {};
     const legacyAnswers: Array<{ sentAt: number; status: number; code?: number }> = [];
     const other: Array<{ what: string; ok: boolean; detail: string }> = [];
-    const deadline = (): boolean => flippedAt !== undefined && Date.now() > flippedAt + 1_500;
+    const deadline = (): boolean => flip.at !== undefined && Date.now() > flip.at + 1_500;
     const loop = async (fn: () => Promise<void>): Promise<void> => {
       for (let i = 0; i < 2_000 && !deadline(); i++) await fn();
     };
@@ -137,7 +138,7 @@ describe('the legacy switch flipped by SIGHUP', () => {
     writeFileSync(path, JSON.stringify({ ...CUTOVER, legacy: 'off' }));
     shim.signal('SIGHUP');
     await waitForStderr(shim, /legacy: on → off/);
-    flippedAt = Date.now();
+    flip.at = Date.now();
     await traffic;
 
     expect(shim.stderr()).toMatch(/SIGHUP: configuration reloaded:\n {2}- legacy: on → off/);
@@ -148,8 +149,8 @@ describe('the legacy switch flipped by SIGHUP', () => {
     const firstRefusal = legacyAnswers.findIndex((a) => a.status === 410);
     expect(firstRefusal).toBeGreaterThan(0);
     expect(legacyAnswers.slice(firstRefusal).every((a) => a.status === 410)).toBe(true);
-    expect(legacyAnswers.filter((a) => a.sentAt > (flippedAt as number)).length).toBeGreaterThan(0);
-    expect(legacyAnswers.filter((a) => a.sentAt > (flippedAt as number)).every((a) => a.status === 410)).toBe(true);
+    expect(legacyAnswers.filter((a) => a.sentAt > (flip.at as number)).length).toBeGreaterThan(0);
+    expect(legacyAnswers.filter((a) => a.sentAt > (flip.at as number)).every((a) => a.status === 410)).toBe(true);
 
     // The task made on the legacy wire before the switch is still readable on the SEP-2663 wire.
     expect(await client.waitForStatus(legacyTask, 'completed')).toMatchObject({ taskId: legacyTask });
