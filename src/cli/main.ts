@@ -81,6 +81,13 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
 
+  // SIGHUP's default ends the process: from here on it asks for a reload, run once the shim is up.
+  let reloadAsked = false;
+  const hupWhileStarting = (): void => {
+    reloadAsked = true;
+  };
+  process.on('SIGHUP', hupWhileStarting);
+
   // Loaded only now, so that usage and configuration errors answer at once.
   const [{ startShim }, { startDemoUpstream }] = await Promise.all([import('../shim.js'), import('../demo-upstream/server.js')]);
   const demo = command === 'start' && !config.upstreamUrl ? await startDemoUpstream({ port: 0 }) : undefined;
@@ -105,6 +112,8 @@ async function main(argv: string[]): Promise<number> {
   process.stdout.write(`  store:    ${config.redisUrl ? `redis ${redact(config.redisUrl)}` : 'embedded (single process)'}\n`);
 
   const reloads = handleReloads({ shim, load, started: loaded, write: (line) => process.stderr.write(`${line}\n`) });
+  process.off('SIGHUP', hupWhileStarting);
+  if (reloadAsked) reloads.request('SIGHUP during start');
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGTERM', resolve);

@@ -20,7 +20,8 @@ export interface ReloadsOptions {
  * configuration and says why; otherwise the live settings are applied and the changes listed, and
  * settings that need a restart are named. Reloads run one at a time; one asked for meanwhile runs after.
  */
-export function handleReloads({ shim, load, started, write }: ReloadsOptions): { stop(): void } {
+export function handleReloads({ shim, load, started, write }: ReloadsOptions): { request(why: string): void; stop(): void } {
+  let stopped = false;
   let running: Promise<void> | undefined;
   let again: string | undefined;
   let watched: string[] = [];
@@ -52,6 +53,10 @@ export function handleReloads({ shim, load, started, write }: ReloadsOptions): {
   };
 
   const request = (why: string): void => {
+    if (stopped) {
+      write(`mcp-tasks-shim: ${why}: shutting down, not reloaded`);
+      return;
+    }
     if (running) {
       again = why;
       return;
@@ -87,8 +92,10 @@ export function handleReloads({ shim, load, started, write }: ReloadsOptions): {
   process.on('SIGHUP', onHup);
   if (started.config.watchConfig) watch(started.files);
   return {
+    request,
+    /** From the shutdown on: files are no longer watched, and SIGHUP (still caught, so that it ends nothing) only says so. */
     stop() {
-      process.off('SIGHUP', onHup);
+      stopped = true;
       watch([]);
     },
   };

@@ -19,7 +19,7 @@ async function statusOf(request: () => Promise<Response>): Promise<number | 'ref
 }
 
 describe('the pre-stop delay on SIGTERM', () => {
-  it('answers 503 on /readyz for --shutdown-delay-ms while /mcp still answers, then stops', async () => {
+  it('answers 503 on /readyz for --shutdown-delay-ms while /mcp still answers, ignores SIGHUP meanwhile, then stops', async () => {
     const delayMs = 2_000;
     const shim = await stack.startShim({ store: 'embedded', env: { SHIM_SHUTDOWN_DELAY_MS: String(delayMs) } });
     const client = new Sep2663Client(shim.url);
@@ -38,6 +38,8 @@ describe('the pre-stop delay on SIGTERM', () => {
       ]);
       probes.push({ at: Date.now() - signalledAt, ready, mcp, legacy });
       if (ready === 'refused') break;
+      // A reload asked for during the shutdown changes nothing and ends nothing.
+      if (ready === 503 && probes.filter((p) => p.ready === 503).length === 1) shim.signal('SIGHUP');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     // The signal reaches the process a moment after it is sent: the delay runs from the first 503.
@@ -53,5 +55,6 @@ describe('the pre-stop delay on SIGTERM', () => {
     expect((probes[last] as Probe).at - (probes[first] as Probe).at).toBeGreaterThanOrEqual(delayMs - 300);
     expect(await shim.exited).toEqual({ code: 0, signal: null });
     expect(shim.stderr()).toMatch(/SIGTERM: shutting down \(\/readyz 503 for 2000 ms first, grace 25000 ms/);
+    expect(shim.stderr()).toContain('SIGHUP: shutting down, not reloaded');
   });
 });
