@@ -90,6 +90,8 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   const log = options.log ?? ((message) => console.error(message));
   // First: key material that cannot be read stops the start before anything is connected.
   const authenticate = await createAuthenticator(config.auth);
+  // What a reload compares its key files with: the material just read.
+  let liveKeys = keyMaterialDigest(config.auth);
   const redisStore = config.redisUrl
     ? new RedisTaskStore({ url: config.redisUrl, cluster: config.redisCluster, prefix: config.redisPrefix })
     : undefined;
@@ -220,7 +222,6 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   };
   const handleMcp = config.role === 'worker' ? notServedHere : createMcpEndpoint(endpoint);
   let live = config;
-  let liveKeys = keyMaterialDigest(config.auth);
   const { server, app } = createHttpServer(
     MCP_PATH,
     handleMcp,
