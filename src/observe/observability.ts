@@ -56,6 +56,7 @@ export function createObservability(options: ObservabilityOptions): Observabilit
     queueDepth: () => queue.depth(),
     // Read at scrape time, once the recorder exists.
     pendingEvents: (): number => recorder.pending,
+    legacyMode: () => options.cutover.controls.legacy,
   });
   const reports = new Reports(aggregates, options.cutover);
   const recorder: TrafficRecorder = new TrafficRecorder({

@@ -157,6 +157,9 @@ describe('the legacy switch flipped by SIGHUP', () => {
     const cutover = await dashboardJson(shim.baseUrl, 'cutover');
     expect(cutover.legacy).toBe('off');
     expect(cutover.legacyHistory.map((c: { mode: string }) => c.mode)).toEqual(['on', 'off']);
+    const metrics = await (await fetch(`${shim.baseUrl}/metrics`)).text();
+    const modes = [...metrics.matchAll(/^mcp_shim_legacy_mode\{mode="(\w+)",replica="[^"]+"\} (\d)$/gm)].map((m) => `${m[1]}=${m[2]}`);
+    expect(modes.sort()).toEqual(['drain=0', 'off=1', 'on=0']);
   });
 
   it('keeps the running configuration when the new file is bad, and says why', async () => {
