@@ -184,6 +184,19 @@ describe('the legacy switch flipped by SIGHUP', () => {
     expect((await session.result('tasks/list', {})).tasks).toEqual([]);
     expect((await dashboardJson(shim.baseUrl, 'cutover')).legacyHistory.map((c: { mode: string }) => c.mode)).toEqual(['on', 'off', 'on']);
   });
+
+  it('takes a brownout schedule from the file: a window that covers now refuses the old API at once', async () => {
+    const session = await LegacySession.open(shim.url);
+    const window = `${new Date(Date.now() - 60_000).toISOString()}/${new Date(Date.now() + 3_600_000).toISOString()}`;
+    writeFileSync(path, JSON.stringify({ ...CUTOVER, legacy: 'on', maxBodyBytes: 4_096, legacyBrownouts: [window] }));
+    shim.signal('SIGHUP');
+    await waitForStderr(shim, /- legacyBrownouts: \[\] → \[/);
+    const refused = await postOn(shim.url, session, 'ping');
+    expect(refused.status).toBe(503);
+    expect(refused.body.error.code).toBe(-32011);
+    expect((await new Sep2663Client(shim.url).request('ping')).status).toBe(200);
+    expect((await dashboardJson(shim.baseUrl, 'cutover')).brownout.active).not.toBeNull();
+  });
 });
 
 describe('--watch-config', () => {
