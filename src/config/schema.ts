@@ -85,6 +85,10 @@ export const ConfigSchema = z.strictObject({
   maxOpenStreamsPerPrincipal: z.number().int().min(0).max(1_000_000),
   /** On SIGTERM, how long running jobs and requests may take before they are released (docs/operations.md). */
   shutdownGraceMs: z.number().int().min(0).max(3_600_000),
+  /** On SIGTERM, how long `/readyz` answers 503 while everything is still served, before the graceful stop begins. */
+  shutdownDelayMs: z.number().int().min(0).max(600_000),
+  /** Reload the configuration when one of its files changes, as on SIGHUP (docs/operations.md, "Reloading"). */
+  watchConfig: z.boolean(),
   workerConcurrency: z.number().int().min(1).max(10_000),
   /** A dead replica's jobs are handed to another worker within about twice this (lock expiry, then two stall checks). */
   jobLockMs: z.number().int().min(1_000).max(600_000),
@@ -108,6 +112,9 @@ export const ConfigSchema = z.strictObject({
 
 export type ShimConfig = z.infer<typeof ConfigSchema>;
 
+/** A config file is one JSON object; its keys are checked against the configuration's own. */
+export const ConfigFileSchema = z.record(z.string(), z.unknown());
+
 export const DEFAULT_CONFIG: ShimConfig = {
   role: 'all',
   port: 8080,
@@ -126,6 +133,8 @@ export const DEFAULT_CONFIG: ShimConfig = {
   maxOpenTasksPerPrincipal: 1_000,
   maxOpenStreamsPerPrincipal: 1_000,
   shutdownGraceMs: 25_000,
+  shutdownDelayMs: 5_000,
+  watchConfig: false,
   workerConcurrency: 64,
   jobLockMs: 30_000,
   allowedOrigins: [],

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CutoverControls } from '../../src/cutover/controls.js';
+import { CutoverStage } from '../../src/cutover/stage.js';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
 import { Aggregator } from '../../src/observe/aggregator.js';
 import type { RequestEvent } from '../../src/observe/events.js';
@@ -56,7 +57,7 @@ describe('aggregation into reports (memory store)', () => {
     const c = clock();
     const store = new MemoryAggregateStore(c.now);
     const aggregator = new Aggregator(c.now);
-    const reports = new Reports(store, new CutoverControls({ ...DEFAULT_CONFIG, cutoverQuietPeriodMs: 10 * MINUTE_MS }), c.now);
+    const reports = new Reports(store, new CutoverStage(new CutoverControls({ ...DEFAULT_CONFIG, cutoverQuietPeriodMs: 10 * MINUTE_MS })), c.now);
     const flush = async () => {
       const batch = aggregator.take();
       if (batch) await store.write(batch);

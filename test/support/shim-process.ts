@@ -72,8 +72,9 @@ export async function startShimProcess(opts: ShimProcessOptions): Promise<ShimPr
   ];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
-    // No inherited store or port settings: each test says what it wants.
-    env: { ...withoutShimEnv(process.env), ...opts.env },
+    // No inherited store or port settings: each test says what it wants. No pre-stop delay unless a
+    // test asks for one: stopping a test's shim waits for no load balancer.
+    env: { ...withoutShimEnv(process.env), SHIM_SHUTDOWN_DELAY_MS: '0', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
