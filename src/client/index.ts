@@ -3,9 +3,17 @@
  * Named exports only; everything else in this folder is internal.
  */
 export { TasksClient } from './tasks-client.js';
+export { tasksClientFor, type TasksClientForOptions } from './tasks-client-for.js';
 export { MemoryTaskIdStore } from './memory-task-id-store.js';
 export { FileTaskIdStore, CorruptTaskIdStoreError } from './file-task-id-store.js';
-export { McpRequestError, McpHttpError, TaskFailedError, TaskCancelledError } from './errors.js';
+export {
+  McpRequestError,
+  McpHttpError,
+  TaskFailedError,
+  TaskCancelledError,
+  TasksClientForError,
+  type TasksClientForErrorCode,
+} from './errors.js';
 export { InvalidAnswerError } from './shapes.js';
 export { NoInputHandlerError } from './input-answers.js';
 export type {
