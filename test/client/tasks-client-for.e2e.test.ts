@@ -10,7 +10,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { McpRequestError, TasksClientForError, tasksClientFor } from '../../src/client/index.js';
+import { McpRequestError, TasksClientForError, tasksClientFor } from '../../packages/client/src/index.js';
 import { recordingFetch } from '../support/client-recording-fetch.js';
 import { startShimProcess, type ShimProcess } from '../support/client-shim-process.js';
 
