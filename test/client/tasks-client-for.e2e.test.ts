@@ -1,13 +1,17 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpRequestError, TasksClientForError, tasksClientFor } from '../../packages/client/src/index.js';
@@ -78,6 +82,25 @@ function codeOf(run: () => unknown): string | undefined {
   return undefined;
 }
 
+
+/** An MCP server on the deprecated HTTP+SSE transport (GET /sse, POST /messages), one McpServer per stream. */
+async function startSseServer(): Promise<{ url: string; server: Server }> {
+  const streams = new Map<string, SSEServerTransport>();
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (req.method === 'GET' && url.pathname === '/sse') {
+      const transport = new SSEServerTransport('/messages', res);
+      streams.set(transport.sessionId, transport);
+      void new McpServer({ name: 'sse-fixture', version: '1' }).connect(transport);
+      return;
+    }
+    const transport = streams.get(url.searchParams.get('sessionId') ?? '');
+    if (req.method === 'POST' && url.pathname === '/messages' && transport) return void transport.handlePostMessage(req, res);
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
 
 function text(result: { content: unknown[] }): string {
   return (result.content as Array<{ text?: string }>).map((c) => c.text ?? '').join('');
@@ -156,6 +179,20 @@ describe('tasksClientFor on clients it cannot speak for', () => {
     await client.connect(new StdioClientTransport({ command: process.execPath, args: [STDIO_SERVER], stderr: 'pipe' }));
     clients.push(client);
     expect(codeOf(() => tasksClientFor(client))).toBe('unsupported-transport');
+  });
+
+  it('throws unsupported-transport for a client connected over the old HTTP+SSE transport', async () => {
+    const sse = await startSseServer();
+    try {
+      const client = new Client({ name: 'sse', version: '1' });
+      await client.connect(new SSEClientTransport(new URL(`${sse.url}/sse`)));
+      clients.push(client);
+      expect(codeOf(() => tasksClientFor(client))).toBe('unsupported-transport');
+      await client.close();
+    } finally {
+      sse.server.closeAllConnections();
+      await new Promise((resolve) => sse.server.close(resolve));
+    }
   });
 
   it('throws unsupported-transport for a client connected in memory', async () => {
