@@ -121,6 +121,24 @@ describe('tasksClientFor on an SDK Client connected over Streamable HTTP', () =>
     expect(codeOf(() => tasksClientFor(client, { maxPollIntervalMs: 1_000 }))).toBe('options-after-create');
   });
 
+  it('makes a new helper when the client reconnects over another transport', async () => {
+    const client = await connected(open.url);
+    const first = tasksClientFor(client);
+    await client.close();
+    await client.connect(new StreamableHTTPClientTransport(new URL(open.url)));
+    const second = tasksClientFor(client);
+    expect(second).not.toBe(first);
+    expect(text(await second.callTool('greet', { name: 'Again' }))).toBe('Hello, Again!');
+  });
+
+  it('adds the headers option after the transport headers, winning on a clash', async () => {
+    const recorder = recordingFetch();
+    const client = await connected(open.url, { fetch: recorder.fetch, requestInit: { headers: { 'X-App-Tenant': 'blue', 'X-Trace': 'from-transport' } } });
+    await tasksClientFor(client, { headers: async () => ({ 'X-Trace': 'from-option' }) }).callTool('greet', { name: 'Kay' });
+    const call = recorder.of('tools/call').at(-1)!;
+    expect([call.headers.get('x-app-tenant'), call.headers.get('x-trace')]).toEqual(['blue', 'from-option']);
+  });
+
   it("sends through the transport's fetch with its requestInit headers, its clientInfo and declared input kinds, and no session id", async () => {
     const recorder = recordingFetch();
     const client = await connected(open.url, { fetch: recorder.fetch, requestInit: { headers: { 'X-App-Tenant': 'blue' } } }, { elicitation: {}, tasks: {} });

@@ -50,7 +50,14 @@ export function tasksClientFor(client: Client, options?: TasksClientForOptions):
 
 function withExtra(base: () => Promise<Record<string, string>>, extra: HeadersOption | undefined): HeadersOption {
   if (extra === undefined) return base;
-  return async () => ({ ...(await base()), ...(typeof extra === 'function' ? await extra() : extra) });
+  return async () => {
+    // Through Headers, so that a name differing only in case replaces the transport's instead of joining it.
+    const merged = new Headers(await base());
+    for (const [name, value] of Object.entries(typeof extra === 'function' ? await extra() : extra)) merged.set(name, value);
+    const out: Record<string, string> = {};
+    merged.forEach((value, name) => (out[name] = value));
+    return out;
+  };
 }
 
 /*
