@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createContext, runInContext } from 'node:vm';
@@ -13,21 +13,23 @@ const MAX_EXTRA_BYTES = 5 * 1024 * 1024;
 
 let dir: string;
 let clientApp: string;
+let bareApp: string;
 let shimApp: string;
 let client: PackedTarball;
 let shim: ShimProcess;
 
-// Packing (the package's own prepack runs tsc) and two offline installs: bounded, and run side by side.
+// Packing (the package's own prepack runs tsc) and three offline installs: bounded, and run side by side.
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'mts-client-pack-'));
   clientApp = join(dir, 'client-app');
+  bareApp = join(dir, 'bare-app');
   shimApp = join(dir, 'shim-app');
-  mkdirSync(clientApp);
-  mkdirSync(shimApp);
+  for (const app of [clientApp, bareApp, shimApp]) mkdirSync(app);
   let root: PackedTarball;
   [client, root, shim] = await Promise.all([packClient(dir), packRoot(dir), startShimProcess()]);
   await Promise.all([
     installApp(clientApp, [client.path, `${SDK}@${SDK_VERSION}`]),
+    installApp(bareApp, [client.path]),
     installApp(shimApp, [root.path, client.path]),
   ]);
 }, 150_000);
@@ -55,6 +57,8 @@ describe('the client package, packed and installed into an app', () => {
     expect(targets.filter((t) => t.endsWith('.ts') && !t.endsWith('.d.ts'))).toEqual([]);
     expect(manifest.dependencies ?? {}).toEqual({});
     expect(Object.keys(manifest.peerDependencies)).toEqual([SDK]);
+    // Optional: an app that calls TasksClient directly, without the SDK, does not get it installed.
+    expect(readdirSync(join(bareApp, 'node_modules')).filter((name) => !name.startsWith('.'))).toEqual(['@mcp-tasks-shim']);
   });
 
   it('calls a tool on a running shim from plain Node, through an SDK Client and tasksClientFor', async () => {
@@ -79,10 +83,10 @@ describe('the client package, packed and installed into an app', () => {
     expect(printed).toEqual({ text: 'Hello, Packed!', kind: 'task', stored: true });
   });
 
-  it('bundles for the browser with no node: import, and the bundle talks to the shim with browser globals only', async () => {
+  it('bundles for the browser without the SDK installed and with no node: import, and the bundle talks to the shim with browser globals only', async () => {
     const bundled = await build({
-      stdin: { contents: "export { TasksClient, tasksClientFor } from '@mcp-tasks-shim/client';", resolveDir: clientApp, loader: 'js' },
-      absWorkingDir: clientApp,
+      stdin: { contents: "export { TasksClient, tasksClientFor } from '@mcp-tasks-shim/client';", resolveDir: bareApp, loader: 'js' },
+      absWorkingDir: bareApp,
       bundle: true,
       platform: 'browser',
       format: 'iife',
@@ -117,6 +121,8 @@ describe('the client package, packed and installed into an app', () => {
     const bytes = extra.reduce((sum, p) => sum + p.bytes, 0);
     expect(bytes).toBeGreaterThan(0);
     expect(bytes).toBeLessThanOrEqual(MAX_EXTRA_BYTES);
+    // Without the SDK, the package is the whole of node_modules.
+    expect(packagesBesides(bareApp, SDK)).toEqual(extra);
   });
 });
 
