@@ -47,5 +47,5 @@ describe('mcp-tasks-shim/client entries', () => {
       expect(names.get(join(ROOT, 'entries', `${entry}.d.ts`))!.all).toEqual(all);
       expect(names.get(join(ROOT, 'entries', `${entry}.js`))!.all).toEqual(values);
     }
-  });
+  }, 60_000); // a TypeScript program over the package: seconds on a busy machine
 });
