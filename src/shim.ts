@@ -3,6 +3,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { ShimConfig } from './config/schema.js';
 import { systemClock } from './core/ports.js';
 import { PrincipalLimits } from './core/limits.js';
+import { configuredPolicy } from './core/policy.js';
 import { StepwiseIntake, type TaskIntake } from './core/task-intake.js';
 import { TaskService } from './core/task-service.js';
 import { InProcessQueue } from './execution/in-process-queue.js';
@@ -143,7 +144,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   const runner = new TaskRunner({
     store,
     invoker: pool,
-    isIdempotent: (tool) => policies.configured[tool]?.idempotent === true,
+    isIdempotent: (tool) => configuredPolicy(policies, tool)?.idempotent === true,
   });
   // Changes published before the subscription is live would be lost to the first watchers; a
   // store that cannot subscribe within the bound is unreachable, and we say so instead of hanging.

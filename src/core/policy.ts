@@ -28,12 +28,20 @@ export interface PolicySources {
   autoWindowMs: number;
 }
 
+/**
+ * The configured policy of a tool. Tool names come from the wire: only an own property counts,
+ * so that `__proto__` or `constructor` is a tool like any other, not a property of every object.
+ */
+export function configuredPolicy(sources: Pick<PolicySources, 'configured'>, tool: string): ToolPolicy | undefined {
+  return Object.hasOwn(sources.configured, tool) ? sources.configured[tool] : undefined;
+}
+
 export function resolvePolicy(
   tool: string,
   sources: PolicySources,
   upstreamSupport: UpstreamTaskSupport | undefined,
 ): ToolPolicy {
-  return sources.configured[tool] ?? { mode: upstreamSupport ?? sources.fallback };
+  return configuredPolicy(sources, tool) ?? { mode: upstreamSupport ?? sources.fallback };
 }
 
 /**
