@@ -198,6 +198,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     handleMcp,
     { readiness: { store: () => store.ping(), upstream: () => pool.ping() }, draining: () => draining },
     (err) => log(`unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
+    { headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs, maxConnections: config.maxConnections },
   );
 
   // A worker's traffic figures are its jobs: /metrics only, the dashboard is the api replicas'.

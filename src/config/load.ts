@@ -44,6 +44,10 @@ const ENV_KEYS: ReadonlyArray<[string, keyof ShimConfig, Kind]> = [
   ['SHIM_CUTOVER_QUIET_PERIOD_MS', 'cutoverQuietPeriodMs', 'int'],
   ['SHIM_DASHBOARD_TOKEN', 'dashboardToken', 'string'],
   ['SHIM_REPLICA_ID', 'replicaId', 'string'],
+  ['SHIM_TRUST_PROXY', 'trustProxy', 'bool'],
+  ['SHIM_HEADERS_TIMEOUT_MS', 'headersTimeoutMs', 'int'],
+  ['SHIM_REQUEST_TIMEOUT_MS', 'requestTimeoutMs', 'int'],
+  ['SHIM_MAX_CONNECTIONS', 'maxConnections', 'int'],
 ];
 type Kind = 'string' | 'int' | 'list' | 'bool';
 
@@ -66,6 +70,10 @@ const FLAGS = {
   'max-open-tasks': { type: 'string' },
   'max-open-streams': { type: 'string' },
   'shutdown-grace-ms': { type: 'string' },
+  'trust-proxy': { type: 'boolean' },
+  'headers-timeout-ms': { type: 'string' },
+  'request-timeout-ms': { type: 'string' },
+  'max-connections': { type: 'string' },
   ...AUTH_FLAGS,
   ...UPSTREAM_HEADER_FLAGS,
   help: { type: 'boolean', short: 'h' },
@@ -115,6 +123,10 @@ export function loadConfig({ argv, env, base = {} }: LoadInput): Loaded {
   if (flags['max-open-tasks'] !== undefined) setParsed(raw, 'maxOpenTasksPerPrincipal', parseValue('--max-open-tasks', flags['max-open-tasks'], 'int', problems));
   if (flags['max-open-streams'] !== undefined) setParsed(raw, 'maxOpenStreamsPerPrincipal', parseValue('--max-open-streams', flags['max-open-streams'], 'int', problems));
   if (flags['shutdown-grace-ms'] !== undefined) setParsed(raw, 'shutdownGraceMs', parseValue('--shutdown-grace-ms', flags['shutdown-grace-ms'], 'int', problems));
+  if (flags['trust-proxy'] !== undefined) raw.trustProxy = flags['trust-proxy'];
+  if (flags['headers-timeout-ms'] !== undefined) setParsed(raw, 'headersTimeoutMs', parseValue('--headers-timeout-ms', flags['headers-timeout-ms'], 'int', problems));
+  if (flags['request-timeout-ms'] !== undefined) setParsed(raw, 'requestTimeoutMs', parseValue('--request-timeout-ms', flags['request-timeout-ms'], 'int', problems));
+  if (flags['max-connections'] !== undefined) setParsed(raw, 'maxConnections', parseValue('--max-connections', flags['max-connections'], 'int', problems));
 
   const policyPath = flags.policy ?? env.SHIM_POLICY_FILE;
   if (policyPath) {

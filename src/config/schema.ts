@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { TASK_POLICIES } from '../core/policy.js';
 import { AuthSchema } from './auth-schema.js';
 import { checkCutover, CUTOVER_DEFAULTS, CUTOVER_FIELDS } from './cutover.js';
+import { checkEdge, EDGE_DEFAULTS, EDGE_FIELDS } from './edge.js';
 import { UpstreamHeadersSchema } from './upstream-headers.js';
 
 const toolPolicy = z.union([
@@ -87,9 +88,11 @@ export const ConfigSchema = z.strictObject({
   serverName: z.string().min(1),
   serverVersion: z.string().min(1),
   ...CUTOVER_FIELDS,
+  ...EDGE_FIELDS,
 })
   .refine((c) => c.defaultTtlMs <= c.maxTtlMs, { message: 'defaultTtlMs must not exceed maxTtlMs', path: ['defaultTtlMs'] })
   .superRefine(checkCutover)
+  .superRefine(checkEdge)
   .superRefine((c, ctx) => {
     if (c.redisCluster && !c.redisUrl) ctx.addIssue({ code: 'custom', message: 'a Redis Cluster needs its seed node URLs in redisUrl', path: ['redisCluster'] });
     if (!c.redisCluster && c.redisUrl?.includes(',')) ctx.addIssue({ code: 'custom', message: 'several URLs are seed nodes of a Redis Cluster: set redisCluster too', path: ['redisUrl'] });
@@ -125,4 +128,5 @@ export const DEFAULT_CONFIG: ShimConfig = {
   serverName: 'mcp-tasks-shim',
   serverVersion: '0.1.0',
   ...CUTOVER_DEFAULTS,
+  ...EDGE_DEFAULTS,
 };

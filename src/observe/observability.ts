@@ -68,7 +68,7 @@ export function createObservability(options: ObservabilityOptions): Observabilit
     controls,
     legacyHooks: new OldApiHooks(controls, recorder),
     observeSep2663: observeSep2663(recorder),
-    routes: observabilityRoutes({ reports, metrics, token: config.dashboardToken, dashboard: config.role !== 'worker' }),
+    routes: observabilityRoutes({ reports, metrics, token: config.dashboardToken, trustProxy: config.trustProxy, dashboard: config.role !== 'worker' }),
     close: () => recorder.close(),
   };
 }
