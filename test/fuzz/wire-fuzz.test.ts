@@ -140,6 +140,22 @@ describe('fuzzing the three wires', () => {
     );
   }, 240_000);
 
+  it('answers -32601 to every well-formed SEP-2663 request for a method it does not serve, prototype names included', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(protoName, fc.string({ minLength: 1, maxLength: 30 })),
+        fc.record({ name: fc.oneof(protoName, fc.constant('greet')), taskId: fc.oneof(protoName, fc.string({ maxLength: 30 })) }, { requiredKeys: [] }),
+        async (method, params) => {
+          fc.pre(!SERVED.has(method) && /^[\x21-\x7E]+$/.test(method));
+          const { headers, body } = buildRequest(method, params, { id: 9, headers: { 'mcp-name': 'greet' } });
+          const answer = await send(stack.shim().url, JSON.stringify(body), headers);
+          expect(answer?.body).toEqual({ jsonrpc: '2.0', id: 9, error: { code: -32601, message: expect.any(String) } });
+        },
+      ),
+      { numRuns: 300 },
+    );
+  }, 120_000);
+
   it('answers every request nested deeper than the bound -32600 with HTTP 400, wherever the nesting is, on both wires', async () => {
     const session = await LegacySession.open(stack.shim().url);
     const modern = new Sep2663Client(stack.shim().url);
