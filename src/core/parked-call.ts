@@ -75,7 +75,7 @@ export class ParkedCalls {
     const { store } = this.options;
     const task = await this.find(ctx, call, requestState);
     for (const [key, answer] of Object.entries(inputResponses)) {
-      const request = task.inputRequests[key];
+      const request = Object.hasOwn(task.inputRequests, key) ? task.inputRequests[key] : undefined;
       const problem = request && checkAnswer(request, answer);
       if (problem) throw new InvalidParamsError(`Invalid answer for input request '${key}': ${problem}`, { key });
     }
