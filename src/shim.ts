@@ -9,8 +9,6 @@ import { InProcessQueue } from './execution/in-process-queue.js';
 import { OneScriptIntake } from './execution/one-script-intake.js';
 import { RedisWorkQueue } from './execution/redis-queue.js';
 import { TaskRunner } from './execution/task-runner.js';
-import { CachedToolCatalog } from './upstream/tool-catalog.js';
-import { UpstreamPool } from './upstream/pool.js';
 import type { WorkQueue } from './execution/work-queue.js';
 import { createAuthenticator } from './http/auth/authenticator.js';
 import { createMcpEndpoint } from './http/mcp-endpoint.js';
@@ -18,6 +16,8 @@ import { drainServer } from './http/drain-server.js';
 import { OpenStreams } from './http/open-streams.js';
 import { createHttpServer } from './http/server.js';
 import { createObservability } from './observe/observability.js';
+import { UpstreamGateway, type ToolMode } from './upstream/gateway.js';
+import type { UpstreamReport } from './upstream/discovery.js';
 import { EmbeddedTaskStore } from './store/embedded/embedded-store.js';
 import { RedisTaskStore } from './store/redis/redis-store.js';
 import type { TaskStore } from './store/task-store.js';
@@ -33,6 +33,8 @@ export interface Shim {
   url: string;
   server: Server;
   store: TaskStore;
+  /** What the upstream speaks and how each of its tools runs, learned at start (the start-up lines print it). */
+  upstream(): Promise<{ report: UpstreamReport; tools: ToolMode[] }>;
   /** Stops at once: connections cut, running jobs given a few seconds. */
   close(): Promise<void>;
   /**
@@ -96,14 +98,15 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   const queue: WorkQueue = redisQueue ?? new InProcessQueue(config.workerConcurrency);
   // Before anything uses the store: task lifecycles are recorded at it (docs/dashboard.md).
   const observability = createObservability({ config, store, queue, log });
-  const pool = new UpstreamPool({
+  const gateway = new UpstreamGateway({
     url: config.upstreamUrl,
     headers: config.upstreamHeaders,
     clientInfo: { name: config.serverName, version: config.serverVersion },
+    protocol: config.upstreamProtocol,
     // As many as the worker runs at once, plus a few for discovery and translated requests.
     maxIdle: config.workerConcurrency + 8,
   });
-  const catalog = new CachedToolCatalog(() => pool.listTools());
+  const { catalog } = gateway;
   const policies = {
     configured: Object.fromEntries(
       Object.entries(config.policies.tools).map(([tool, p]) => [tool, typeof p === 'string' ? { mode: p } : p]),
@@ -130,7 +133,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     store,
     intake,
     limits,
-    invoker: pool,
+    invoker: gateway,
     catalog,
     clock: systemClock,
     policies,
@@ -142,14 +145,15 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   let draining = false;
   const runner = new TaskRunner({
     store,
-    invoker: pool,
+    invoker: gateway,
+    native: gateway,
     isIdempotent: (tool) => policies.configured[tool]?.idempotent === true,
   });
   // Changes published before the subscription is live would be lost to the first watchers; a
   // store that cannot subscribe within the bound is unreachable, and we say so instead of hanging.
   await withTimeout(store.subscriptionReady(), STORE_READY_MS, `the task store did not answer within ${STORE_READY_MS / 1000} s`).catch(
     async (err: unknown) => {
-      await Promise.allSettled([store.close(), sessions.close(), queue.close(0), pool.close()]);
+      await Promise.allSettled([store.close(), sessions.close(), queue.close(0), gateway.close()]);
       throw err;
     },
   );
@@ -160,9 +164,9 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     service,
     catalog,
     upstream: {
-      listTools: () => pool.listTools() as never,
-      capabilities: () => pool.capabilities(),
-      request: (m, p, s, signal) => pool.request(m, p, s, signal),
+      listTools: () => gateway.listTools() as never,
+      capabilities: () => gateway.capabilities(),
+      request: (m, p, s, signal) => gateway.request(m, p, s, signal),
     },
     serverInfo: { name: config.serverName, version: config.serverVersion },
     instructions: 'Long-running tools may answer with a task handle; poll it with tasks/get.',
@@ -195,7 +199,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   const { server, app } = createHttpServer(
     MCP_PATH,
     handleMcp,
-    { readiness: { store: () => store.ping(), upstream: () => pool.ping() }, draining: () => draining },
+    { readiness: { store: () => store.ping(), upstream: () => gateway.ping() }, draining: () => draining },
     (err) => log(`unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
   );
 
@@ -214,6 +218,10 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     url: `http://${host}:${port}${config.role === 'worker' ? '/' : MCP_PATH}`,
     server,
     store,
+    upstream: async () => {
+      const report = await gateway.discover();
+      return { report, tools: report.problem ? [] : await gateway.toolModes().catch(() => []) };
+    },
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -222,7 +230,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
       await queue.close(5_000);
       await observability.close();
       await passthrough.close();
-      await pool.close();
+      await gateway.close();
       await sessions.close();
       await store.close();
     },
@@ -241,7 +249,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
       await sessions.close();
       await store.close();
       await passthrough.close();
-      await pool.close();
+      await gateway.close();
     },
   };
 }

@@ -19,6 +19,7 @@ const ENV_KEYS: ReadonlyArray<[string, keyof ShimConfig, Kind]> = [
   ['PORT', 'port', 'int'],
   ['HOST', 'host', 'string'],
   ['UPSTREAM_URL', 'upstreamUrl', 'string'],
+  ['SHIM_UPSTREAM_PROTOCOL', 'upstreamProtocol', 'string'],
   ['REDIS_URL', 'redisUrl', 'string'],
   ['SHIM_REDIS_PREFIX', 'redisPrefix', 'string'],
   ['SHIM_REDIS_CLUSTER', 'redisCluster', 'bool'],
@@ -52,6 +53,7 @@ const FLAGS = {
   port: { type: 'string' },
   host: { type: 'string' },
   upstream: { type: 'string' },
+  'upstream-protocol': { type: 'string' },
   redis: { type: 'string' },
   'redis-cluster': { type: 'boolean' },
   policy: { type: 'string' },
@@ -102,6 +104,7 @@ export function loadConfig({ argv, env, base = {} }: LoadInput): Loaded {
   if (flags.port !== undefined) setParsed(raw, 'port', parseValue('--port', flags.port, 'int', problems));
   if (flags.host !== undefined) raw.host = flags.host;
   if (flags.upstream !== undefined) raw.upstreamUrl = flags.upstream;
+  if (flags['upstream-protocol'] !== undefined) raw.upstreamProtocol = flags['upstream-protocol'];
   if (flags.redis !== undefined) raw.redisUrl = flags.redis;
   if (flags['redis-cluster'] !== undefined) raw.redisCluster = flags['redis-cluster'];
   if (flags.deprecation !== undefined) raw.legacyDeprecation = flags.deprecation;

@@ -3,15 +3,10 @@ import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/cl
 import { TaskStatusNotificationSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ErrorCode, UpstreamRpcError } from '../core/errors.js';
+import type { NativeOutcome } from '../core/ports.js';
 import type { JsonRpcErrorObject } from '../core/task.js';
 import { UPSTREAM_STATUS_TABLE, UPSTREAM_TASK_STATUSES, type UpstreamTaskStatus } from '../mapping/upstream-statuses.js';
 import { connectWithRetries, openSdkClient, translateError, type SdkClientOptions, type UpstreamInputHandler } from './sdk-client.js';
-
-/** What a natively executed task ends as, ready for the store (`TaskOutcome` plus `cancelled`). */
-export type UpstreamOutcome =
-  | { status: 'completed'; result: Record<string, unknown> }
-  | { status: 'failed'; error: JsonRpcErrorObject; statusMessage: string }
-  | { status: 'cancelled'; statusMessage: string };
 
 /** The upstream task as its CreateTaskResult / tasks/get describe it. */
 export interface UpstreamTaskView {
@@ -75,7 +70,7 @@ function parseTask(value: unknown): UpstreamTaskView | string {
   return { taskId, status, statusMessage, pollIntervalMs: pollInterval };
 }
 
-function failed(message: string): UpstreamOutcome {
+function failed(message: string): NativeOutcome {
   return { status: 'failed', error: { code: ErrorCode.InternalError, message }, statusMessage: message };
 }
 
@@ -140,7 +135,7 @@ export class UpstreamTaskSession {
     ttlMs: number,
     onInput: UpstreamInputHandler | undefined,
     signal: AbortSignal,
-  ): Promise<{ task: UpstreamTaskView } | { result: Record<string, unknown> } | { fault: UpstreamOutcome }> {
+  ): Promise<{ task: UpstreamTaskView } | { result: Record<string, unknown> } | { fault: NativeOutcome }> {
     // An upstream that answers input while creating (before any task exists) gets the same handler.
     this.inputHandler = onInput;
     let answer: unknown;
@@ -168,13 +163,13 @@ export class UpstreamTaskSession {
    * upstream) or its deadline passes. Never throws: every fault of the upstream ends as a
    * `failed` outcome whose message names it.
    */
-  async mirror(taskId: string, pollIntervalMs: number | undefined, hooks: MirrorHooks): Promise<UpstreamOutcome> {
+  async mirror(taskId: string, pollIntervalMs: number | undefined, hooks: MirrorHooks): Promise<NativeOutcome> {
     const limits = this.limits;
     const pollMs = Math.min(Math.max(pollIntervalMs ?? limits.minPollMs * 10, limits.minPollMs), limits.maxPollMs);
     let last: UpstreamTaskView | undefined;
     let terminalSince: number | undefined;
     let heardAt = Date.now();
-    let fault: UpstreamOutcome | undefined;
+    let fault: NativeOutcome | undefined;
     let unreachable = 0;
     let result: { ok: true; value: unknown } | { ok: false; error: unknown } | undefined;
     let wake: () => void = () => undefined;
@@ -206,8 +201,10 @@ export class UpstreamTaskSession {
     this.inputHandler = hooks.onInput;
     hooks.signal.addEventListener('abort', wakeUp);
     let resultAbort = new AbortController();
+    let resultPending = false;
     const fetchResult = (): void => {
       resultAbort = new AbortController();
+      resultPending = true;
       const remaining = Math.max(1, hooks.deadline - Date.now());
       this.client
         .request({ method: 'tasks/result', params: { taskId } }, ANY_RESULT as never, { signal: resultAbort.signal, timeout: remaining, maxTotalTimeout: remaining })
@@ -215,7 +212,10 @@ export class UpstreamTaskSession {
           (value) => (result = { ok: true, value }),
           (error: unknown) => (result = { ok: false, error: translateError(error) }),
         )
-        .finally(wakeUp);
+        .finally(() => {
+          resultPending = false;
+          wakeUp();
+        });
     };
     fetchResult();
 
@@ -260,7 +260,8 @@ export class UpstreamTaskSession {
         wake = () => undefined;
       }
     } finally {
-      resultAbort.abort();
+      // Aborting sends notifications/cancelled upstream: only for a tasks/result still waiting.
+      if (resultPending) resultAbort.abort();
       hooks.signal.removeEventListener('abort', wakeUp);
       this.statusListener = undefined;
       this.inputHandler = undefined;
@@ -286,7 +287,7 @@ export class UpstreamTaskSession {
   }
 
   /** tasks/cancel until the upstream confirms or the grace ends; the record says which. */
-  private async forwardCancel(taskId: string): Promise<UpstreamOutcome> {
+  private async forwardCancel(taskId: string): Promise<NativeOutcome> {
     const deadline = Date.now() + this.limits.cancelGraceMs;
     for (let attempt = 0; Date.now() < deadline; attempt++) {
       const answer = await this.request('tasks/cancel', { taskId }, Math.max(1, deadline - Date.now()));
@@ -300,7 +301,7 @@ export class UpstreamTaskSession {
   }
 
   /** tasks/result answered: its status (from the mirror, else one tasks/get) says what the result means. */
-  private async settle(taskId: string, value: unknown, last: UpstreamTaskView | undefined): Promise<UpstreamOutcome> {
+  private async settle(taskId: string, value: unknown, last: UpstreamTaskView | undefined): Promise<NativeOutcome> {
     if (!value || typeof value !== 'object' || Array.isArray(value)) return failed(`The upstream's tasks/result for task ${taskId} is not a result`);
     let status = last;
     if (!status || UPSTREAM_STATUS_TABLE[status.status].record === 'live') {
@@ -313,7 +314,7 @@ export class UpstreamTaskSession {
   }
 
   /** tasks/result answered an error: a failed or cancelled task answers so; anything else is the upstream's fault. */
-  private async settleError(taskId: string, error: UpstreamRpcError, last: UpstreamTaskView | undefined): Promise<UpstreamOutcome> {
+  private async settleError(taskId: string, error: UpstreamRpcError, last: UpstreamTaskView | undefined): Promise<NativeOutcome> {
     let status = last;
     if (!status || UPSTREAM_STATUS_TABLE[status.status].record === 'live') {
       const polled = await this.request('tasks/get', { taskId }, this.limits.resultGraceMs);
@@ -325,7 +326,7 @@ export class UpstreamTaskSession {
   }
 
   /** The outcome a terminal upstream status maps to (src/mapping/upstream-statuses.ts). */
-  private fromStatus(task: UpstreamTaskView, result: Record<string, unknown> | undefined): UpstreamOutcome {
+  private fromStatus(task: UpstreamTaskView, result: Record<string, unknown> | undefined): NativeOutcome {
     const record = UPSTREAM_STATUS_TABLE[task.status].record;
     if (record === 'completed') return result ? { status: 'completed', result } : failed(`The upstream's task ${task.taskId} completed but tasks/result gave no result`);
     if (record === 'cancelled') return { status: 'cancelled', statusMessage: task.statusMessage ?? 'The upstream cancelled its task' };
@@ -333,7 +334,7 @@ export class UpstreamTaskSession {
     return failed(`The upstream's task failed: ${why}`);
   }
 
-  private unreachable(taskId: string, error: unknown): UpstreamOutcome {
+  private unreachable(taskId: string, error: unknown): NativeOutcome {
     const why = error instanceof Error ? error.message : String(error);
     return failed(`The upstream became unreachable while it ran task ${taskId} (${this.limits.unreachableAttempts} attempts): ${why}`);
   }
