@@ -31,8 +31,20 @@ export interface NativeUpstream {
 export interface NativeStats {
   /** JSON-RPC requests received, by method. */
   requests: Record<string, number>;
-  /** Every task the store holds, as tasks/get shows it. */
-  tasks: Array<{ taskId: string; status: string; statusMessage?: string; ttl: number | null }>;
+  /** Every task the store holds, as tasks/get shows it, with the call that created it. */
+  tasks: Array<{ taskId: string; status: string; statusMessage?: string; ttl: number | null; tool?: string; arguments?: Record<string, unknown> }>;
+}
+
+/** The SDK's store, remembering which call created each task (for /stats). */
+class CallRecordingTaskStore extends InMemoryTaskStore {
+  readonly calls = new Map<string, { tool?: string; arguments?: Record<string, unknown> }>();
+
+  override async createTask(...args: Parameters<InMemoryTaskStore['createTask']>): ReturnType<InMemoryTaskStore['createTask']> {
+    const task = await super.createTask(...args);
+    const params = args[2].params as { name?: string; arguments?: Record<string, unknown> } | undefined;
+    this.calls.set(task.taskId, { tool: params?.name, arguments: params?.arguments });
+    return task;
+  }
 }
 
 /**
@@ -43,7 +55,7 @@ export interface NativeStats {
  */
 export async function startNativeUpstream(opts: NativeUpstreamOptions = {}): Promise<NativeUpstream> {
   const host = opts.host ?? '127.0.0.1';
-  const store = new InMemoryTaskStore();
+  const store = new CallRecordingTaskStore();
   const queue = new InMemoryTaskMessageQueue();
   const settings = { store, maxTtlMs: opts.maxTtlMs ?? 3_600_000, pollIntervalMs: opts.pollIntervalMs ?? 500, quiet: opts.quiet ?? false };
   const sessions = new Map<string, StreamableHTTPServerTransport>();
@@ -86,7 +98,7 @@ export async function startNativeUpstream(opts: NativeUpstreamOptions = {}): Pro
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (path === NATIVE_STATS_PATH && req.method === 'GET') {
-      const stats: NativeStats = { requests, tasks: store.getAllTasks() };
+      const stats: NativeStats = { requests, tasks: store.getAllTasks().map((task) => ({ ...task, ...store.calls.get(task.taskId) })) };
       res.writeHead(200, { 'Content-Type': 'application/json' });
       return void res.end(JSON.stringify(stats));
     }

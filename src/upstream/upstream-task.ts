@@ -1,8 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { TaskStatusNotificationSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode as SdkErrorCode, McpError, TaskStatusNotificationSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { ErrorCode, UpstreamRpcError } from '../core/errors.js';
+import { ErrorCode, UnavailableError, UpstreamRpcError } from '../core/errors.js';
 import type { NativeOutcome } from '../core/ports.js';
 import type { JsonRpcErrorObject } from '../core/task.js';
 import { UPSTREAM_STATUS_TABLE, UPSTREAM_TASK_STATUSES, type UpstreamTaskStatus } from '../mapping/upstream-statuses.js';
@@ -343,6 +343,8 @@ export class UpstreamTaskSession {
     try {
       return { ok: true, value: await this.client.request({ method, params } as never, ANY_RESULT as never, { timeout: timeoutMs }) };
     } catch (err) {
+      // No answer in time is the upstream's silence, not its answer: retried like a refused connection.
+      if (err instanceof McpError && err.code === SdkErrorCode.RequestTimeout) return { ok: false, error: new UnavailableError(`upstream (${method} timed out)`) };
       return { ok: false, error: translateError(err) };
     }
   }

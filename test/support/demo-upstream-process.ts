@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const READY_LINE = /^demo upstream listening on (\S+)$/;
+const NATIVE_READY_LINE = /^demo native upstream listening on (\S+)$/;
 
 export interface DemoUpstreamProcess {
   url: string;
@@ -15,12 +16,23 @@ export interface DemoUpstreamProcess {
 }
 
 /** Runs the entry the way the docs do (`tsx src/demo-upstream/main.ts`) and waits for its ready line. */
-export async function spawnDemoUpstream(
-  args: string[] = [],
-  env: NodeJS.ProcessEnv = {},
-  readyTimeoutMs = 20_000,
+export function spawnDemoUpstream(args: string[] = [], env: NodeJS.ProcessEnv = {}, readyTimeoutMs = 20_000): Promise<DemoUpstreamProcess> {
+  return spawnUpstreamEntry('src/demo-upstream/main.ts', READY_LINE, args, env, readyTimeoutMs);
+}
+
+/** The demo upstream that runs tasks itself (`tsx src/demo-native-upstream/main.ts`). */
+export function spawnNativeUpstream(args: string[] = [], env: NodeJS.ProcessEnv = {}, readyTimeoutMs = 20_000): Promise<DemoUpstreamProcess> {
+  return spawnUpstreamEntry('src/demo-native-upstream/main.ts', NATIVE_READY_LINE, args, env, readyTimeoutMs);
+}
+
+async function spawnUpstreamEntry(
+  entry: string,
+  readyLine: RegExp,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  readyTimeoutMs: number,
 ): Promise<DemoUpstreamProcess> {
-  const child = spawn('node_modules/.bin/tsx', ['src/demo-upstream/main.ts', ...args], {
+  const child = spawn('node_modules/.bin/tsx', [entry, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -47,7 +59,7 @@ export async function spawnDemoUpstream(
       reject(new Error(`no ready line within ${readyTimeoutMs} ms; stderr: ${stderr}`));
     }, readyTimeoutMs);
     lines.on('line', (line) => {
-      const match = READY_LINE.exec(line);
+      const match = readyLine.exec(line);
       if (match?.[1]) {
         clearTimeout(timer);
         resolve(match[1]);
