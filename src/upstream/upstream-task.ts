@@ -61,6 +61,8 @@ const TaskViewSchema = z.looseObject({
 });
 
 const RELATED_TASK_META = 'io.modelcontextprotocol/related-task';
+/** An upstream that is itself an SDK server sends messages the SDK already prefixed (`MCP error -32602: …`). */
+const SDK_PREFIXES = /^(MCP error -?\d+: )+/;
 
 /** A task from a CreateTaskResult or a tasks/get answer, or why it is not one. */
 function parseTask(value: unknown): UpstreamTaskView | string {
@@ -315,14 +317,13 @@ export class UpstreamTaskSession {
 
   /** tasks/result answered an error: a failed or cancelled task answers so; anything else is the upstream's fault. */
   private async settleError(taskId: string, error: UpstreamRpcError, last: UpstreamTaskView | undefined): Promise<NativeOutcome> {
-    let status = last;
-    if (!status || UPSTREAM_STATUS_TABLE[status.status].record === 'live') {
-      const polled = await this.request('tasks/get', { taskId }, this.limits.resultGraceMs);
-      const task = polled.ok ? parseTask(polled.value) : undefined;
-      status = task && typeof task !== 'string' ? task : undefined;
-    }
-    if (status?.status === 'cancelled' || status?.status === 'failed') return this.fromStatus(status, undefined);
-    return { status: 'failed', error: error.toJsonRpc(), statusMessage: `The upstream's tasks/result for task ${taskId} failed: ${error.message}` };
+    if (last && UPSTREAM_STATUS_TABLE[last.status].record !== 'live') return this.fromStatus(last, undefined);
+    const polled = await this.request('tasks/get', { taskId }, this.limits.resultGraceMs);
+    const task = polled.ok ? parseTask(polled.value) : undefined;
+    if (task && typeof task !== 'string' && (task.status === 'cancelled' || task.status === 'failed')) return this.fromStatus(task, undefined);
+    const message = error.message.replace(SDK_PREFIXES, '');
+    if (!polled.ok && polled.error instanceof UpstreamRpcError) return failed(`The upstream no longer knows task ${taskId} (tasks/result: ${error.code} ${message})`);
+    return { status: 'failed', error: error.toJsonRpc(), statusMessage: `The upstream's tasks/result for task ${taskId} failed: ${message}` };
   }
 
   /** The outcome a terminal upstream status maps to (src/mapping/upstream-statuses.ts). */
