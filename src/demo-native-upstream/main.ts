@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { closeOnSignal } from '../demo-upstream/session-server.js';
 import { startNativeUpstream } from './server.js';
 
 /** `tsx src/demo-native-upstream/main.ts [--port N] [--max-ttl-ms N] [--poll-interval-ms N] [--quiet]` */
@@ -19,17 +20,7 @@ async function main(): Promise<void> {
     quiet: values.quiet,
   });
   console.log(`demo native upstream listening on ${upstream.url}`);
-  const stop = (): void => {
-    upstream.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error(error);
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  closeOnSignal(upstream);
 }
 
 main().catch((error: unknown) => {

@@ -1,11 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InMemoryTaskMessageQueue, InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { BodyError, readJsonBody } from '../demo-upstream/http-body.js';
+import { startSessionServer } from '../demo-upstream/session-server.js';
 import { registerNativeTools } from './tools.js';
 
 export const NATIVE_UPSTREAM_PATH = '/mcp';
@@ -54,11 +50,9 @@ class CallRecordingTaskStore extends InMemoryTaskStore {
  * expects, one McpServer each, one task store for all.
  */
 export async function startNativeUpstream(opts: NativeUpstreamOptions = {}): Promise<NativeUpstream> {
-  const host = opts.host ?? '127.0.0.1';
   const store = new CallRecordingTaskStore();
   const queue = new InMemoryTaskMessageQueue();
   const settings = { store, maxTtlMs: opts.maxTtlMs ?? 3_600_000, pollIntervalMs: opts.pollIntervalMs ?? 500, quiet: opts.quiet ?? false };
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
   const requests: Record<string, number> = {};
 
   function newServer(): McpServer {
@@ -74,20 +68,6 @@ export async function startNativeUpstream(opts: NativeUpstreamOptions = {}): Pro
     return mcp;
   }
 
-  async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (sessionId) => {
-        sessions.set(sessionId, transport);
-      },
-    });
-    transport.onclose = () => {
-      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
-    };
-    await newServer().connect(transport);
-    await transport.handleRequest(req, res, body);
-  }
-
   function count(body: unknown): void {
     for (const message of Array.isArray(body) ? body : [body]) {
       const method = (message as { method?: unknown } | null)?.method;
@@ -95,59 +75,20 @@ export async function startNativeUpstream(opts: NativeUpstreamOptions = {}): Pro
     }
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (path === NATIVE_STATS_PATH && req.method === 'GET') {
-      const stats: NativeStats = { requests, tasks: store.getAllTasks().map((task) => ({ ...task, ...store.calls.get(task.taskId) })) };
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      return void res.end(JSON.stringify(stats));
-    }
-    if (path !== NATIVE_UPSTREAM_PATH) return sendError(res, 404, -32600, 'Not found');
-    const sessionId = req.headers['mcp-session-id'];
-    const transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-    if (req.method === 'POST') {
-      const body = await readJsonBody(req);
-      count(body);
-      if (transport) return transport.handleRequest(req, res, body);
-      if (sessionId === undefined && isInitializeRequest(body)) return openSession(req, res, body);
-    } else if (req.method === 'GET' || req.method === 'DELETE') {
-      if (transport) return transport.handleRequest(req, res);
-    } else {
-      res.setHeader('Allow', 'GET, POST, DELETE');
-      return sendError(res, 405, -32600, 'Method not allowed');
-    }
-    if (sessionId !== undefined) return sendError(res, 404, -32001, 'Session not found');
-    return sendError(res, 400, -32600, 'Bad Request: no valid session; send initialize first');
+  function stats(req: IncomingMessage, res: ServerResponse, path: string): boolean {
+    if (path !== NATIVE_STATS_PATH || req.method !== 'GET') return false;
+    const body: NativeStats = { requests, tasks: store.getAllTasks().map((task) => ({ ...task, ...store.calls.get(task.taskId) })) };
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify(body));
+    return true;
   }
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (error instanceof BodyError) return sendError(res, error.status, error.rpcCode, error.message);
-      if (!res.headersSent) sendError(res, 500, -32603, 'Internal error');
-      else res.end();
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
+  const server = await startSessionServer({ port: opts.port, host: opts.host, path: NATIVE_UPSTREAM_PATH, newServer, onBody: count, extra: stats });
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}${NATIVE_UPSTREAM_PATH}`,
+    url: server.url,
     async close() {
-      await Promise.all([...sessions.values()].map((transport) => transport.close()));
+      await server.close();
       store.cleanup();
-      const closed = new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
-      server.closeAllConnections();
-      await closed;
     },
   };
-}
-
-function sendError(res: ServerResponse, status: number, code: number, message: string): void {
-  res.writeHead(status, { 'Content-Type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }

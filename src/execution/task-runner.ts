@@ -97,34 +97,24 @@ export class TaskRunner {
     }
   }
 
+  /** Runs a plain call of the tool as the task. */
   private async execute(task: TaskRecord): Promise<void> {
     const { store, invoker } = this.options;
-    const deadline = task.createdAt + task.ttlMs;
-    const abort = new AbortController();
-    const unsubscribe = store.subscribe((change) => {
-      if (change.taskId === task.taskId && isTerminal(change.status)) abort.abort(CANCELLED);
+    await this.follow(task, async (hooks) => {
+      try {
+        const result = await invoker.callTool(task.tool, task.arguments, {
+          signal: hooks.signal,
+          timeoutMs: Math.max(1, hooks.deadline - this.now()),
+          onInput: (request, signal) => collectInput(store, task, request, signal),
+          onProgress: hooks.onStatusMessage,
+        });
+        return { status: 'completed', result };
+      } catch (err) {
+        if (!(err instanceof UpstreamRpcError)) throw err;
+        const error = err.toJsonRpc();
+        return { status: 'failed', error, statusMessage: error.message };
+      }
     });
-    const progress = new LatestWins((message) => store.setStatusMessage(task.taskId, message, this.now()));
-    try {
-      const result = await invoker.callTool(task.tool, task.arguments, {
-        signal: abort.signal,
-        timeoutMs: Math.max(1, deadline - this.now()),
-        onInput: (request, signal) => collectInput(store, task, request, signal),
-        onProgress: (message) => progress.push(message),
-      });
-      await progress.drain();
-      await this.persist(task.taskId, deadline, () => store.finish(task.taskId, { status: 'completed', result }, this.now()));
-    } catch (err) {
-      await progress.drain();
-      if (abort.signal.aborted) return;
-      const error =
-        err instanceof UpstreamRpcError
-          ? err.toJsonRpc()
-          : { code: ErrorCode.InternalError, message: `Upstream call failed: ${err instanceof Error ? err.message : String(err)}` };
-      await this.persist(task.taskId, deadline, () => store.finish(task.taskId, { status: 'failed', error, statusMessage: error.message }, this.now()));
-    } finally {
-      unsubscribe();
-    }
   }
 
   /**
@@ -160,7 +150,10 @@ export class TaskRunner {
     );
   }
 
-  /** The hooks an upstream task writes the record through, and its outcome recorded. */
+  /**
+   * Runs `start` with the hooks that write the task's record (input, status message, a cancel
+   * from any replica aborting it) and records its outcome.
+   */
   private async follow(task: TaskRecord, start: (hooks: NativeHooks) => Promise<NativeOutcome>): Promise<void> {
     const { store } = this.options;
     const deadline = task.createdAt + task.ttlMs;
