@@ -1,10 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateMessageRequestSchema, CreateTaskResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoreKind } from '../../support/e2e-stack.js';
 import { useNativeStack } from '../../support/native-stack.js';
-import { textOf } from '../../support/sep2663-client.js';
+import { pollUntil, textOf } from '../../support/sep2663-client.js';
 
 const STORES: StoreKind[] = ['redis', 'embedded'];
 const stack = useNativeStack({ stores: STORES });
@@ -73,6 +73,20 @@ describe.each(STORES)('the official SDK client on the legacy wire, upstream task
     const messages = await stream(client, 'native_haiku', { topic: 'relays' });
     expect(asked).toEqual(['Write a haiku about relays']);
     expect(textOf(messages.at(-1)?.result)).toBe('five seven five');
+  });
+
+  it("forwards the client's tasks/cancel to the upstream, whose task ends cancelled", async () => {
+    const { client } = await connect();
+    const label = `sdk-cancel-${store}`;
+    const created = await client.request(
+      { method: 'tools/call', params: { name: 'native_work', arguments: { seconds: 30, label }, task: { ttl: 60_000 } } },
+      CreateTaskResultSchema,
+    );
+    const upstreamTask = async () => (await stack.stats()).tasks.find((t) => t.arguments?.label === label);
+    await pollUntil(upstreamTask, (t) => t?.status === 'working');
+    const cancelled = await client.experimental.tasks.cancelTask(created.task.taskId);
+    expect(cancelled.status).toBe('cancelled');
+    expect((await pollUntil(upstreamTask, (t) => t?.status === 'cancelled', { timeoutMs: 10_000 }))?.status).toBe('cancelled');
   });
 
   it('reports a failed upstream task as a failed task', async () => {
