@@ -38,4 +38,20 @@ describe('kill -9 of the replica that mirrors upstream tasks (Redis)', () => {
     expect(upstream.filter((t) => t.arguments?.label === 'survivor').map((t) => t.status)).toEqual(['completed']);
     expect(upstream.filter((t) => t.arguments?.filename === 'kept-across-kill.txt').map((t) => t.status)).toEqual(['completed']);
   });
+
+  it('a replica stopped gracefully mid-task leaves the upstream task to another replica, which finishes it', { timeout: 90_000 }, async () => {
+    const leaving = await stack.startShim(['--shutdown-grace-ms', '500']);
+    const onLeaving = new Sep2663Client(leaving.url, { capabilities: CAPABILITIES });
+    const work = await onLeaving.createTask('native_work', { seconds: 8, label: 'rolled' });
+    await onLeaving.waitForTask(work.taskId, (t) => /^Working rolled: \d+%$/.test(t.statusMessage ?? ''));
+
+    const staying = await stack.startShim();
+    const onStaying = new Sep2663Client(staying.url, { capabilities: CAPABILITIES });
+    expect((await leaving.stop('SIGTERM')).code).toBe(0);
+
+    const done = await onStaying.waitForStatus(work.taskId, TERMINAL, { timeoutMs: 45_000, intervalMs: 200 });
+    expect(done.status).toBe('completed');
+    expect(textOf(done.result)).toBe('Done rolled');
+    expect((await stack.stats()).tasks.filter((t) => t.arguments?.label === 'rolled').map((t) => t.status)).toEqual(['completed']);
+  });
 });
