@@ -12,8 +12,6 @@ import { InProcessQueue } from './execution/in-process-queue.js';
 import { OneScriptIntake } from './execution/one-script-intake.js';
 import { RedisWorkQueue } from './execution/redis-queue.js';
 import { TaskRunner } from './execution/task-runner.js';
-import { CachedToolCatalog } from './execution/tool-catalog.js';
-import { UpstreamPool } from './execution/upstream-pool.js';
 import type { WorkQueue } from './execution/work-queue.js';
 import { createAuthenticator } from './http/auth/authenticator.js';
 import { createMcpEndpoint, type McpEndpointOptions } from './http/mcp-endpoint.js';
@@ -24,6 +22,8 @@ import { CutoverControls } from './cutover/controls.js';
 import { CutoverStage } from './cutover/stage.js';
 import { cutoverSettings, describeLiveChanges, keyMaterialDigest } from './config/reload.js';
 import { createObservability } from './observe/observability.js';
+import { UpstreamGateway, type ToolMode } from './upstream/gateway.js';
+import type { UpstreamReport } from './upstream/discovery.js';
 import { EmbeddedTaskStore } from './store/embedded/embedded-store.js';
 import { RedisTaskStore } from './store/redis/redis-store.js';
 import type { TaskStore } from './store/task-store.js';
@@ -39,6 +39,8 @@ export interface Shim {
   url: string;
   server: Server;
   store: TaskStore;
+  /** What the upstream speaks and how each of its tools runs, learned at start (the start-up lines print it). */
+  upstream(): Promise<{ report: UpstreamReport; tools: ToolMode[] }>;
   /** Stops at once: connections cut, running jobs given a few seconds. */
   close(): Promise<void>;
   /**
@@ -127,12 +129,12 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     : undefined;
   const queue: WorkQueue = redisQueue ?? new InProcessQueue(config.workerConcurrency);
   const cutover = new CutoverStage(new CutoverControls(config));
-  // Before anything uses the store: task lifecycles are recorded at it (docs/dashboard.md).
   // The table reads the catalog built below; it is only called once the shim is up.
   const describePolicies = async (): Promise<PolicyTable> => {
     const tools = await withTimeout(catalog.all(), POLICY_LISTING_MS, `the upstream did not list its tools within ${POLICY_LISTING_MS / 1000} s`);
     return policyTable(tools, catalog.declaresTasks(), policies);
   };
+  // Before anything uses the store: task lifecycles are recorded at it (docs/dashboard.md).
   const observability = createObservability({
     config,
     store,
@@ -142,17 +144,15 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     log,
     policies: describePolicies,
   });
-  const pool = new UpstreamPool({
+  const gateway = new UpstreamGateway({
     url: config.upstreamUrl,
     headers: config.upstreamHeaders,
     clientInfo: { name: config.serverName, version: config.serverVersion },
+    protocol: config.upstreamProtocol,
     // As many as the worker runs at once, plus a few for discovery and translated requests.
     maxIdle: config.workerConcurrency + 8,
   });
-  const catalog = new CachedToolCatalog(
-    () => pool.listTools(),
-    () => pool.capabilities(),
-  );
+  const { catalog } = gateway;
   // Read at every call, so that a reload replaces its members.
   const policies: PolicySources = {
     configured: configuredPolicies(config),
@@ -178,7 +178,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     store,
     intake,
     limits,
-    invoker: pool,
+    invoker: gateway,
     catalog,
     clock: systemClock,
     policies,
@@ -192,14 +192,15 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   let draining = false;
   const runner = new TaskRunner({
     store,
-    invoker: pool,
+    invoker: gateway,
+    native: gateway,
     isIdempotent: (tool) => configuredPolicy(policies, tool)?.idempotent === true,
   });
   // Changes published before the subscription is live would be lost to the first watchers; a
   // store that cannot subscribe within the bound is unreachable, and we say so instead of hanging.
   await withTimeout(store.subscriptionReady(), STORE_READY_MS, storeUnreachable(config)).catch(
     async (err: unknown) => {
-      await Promise.allSettled([store.close(), sessions.close(), queue.close(0), pool.close()]);
+      await Promise.allSettled([store.close(), sessions.close(), queue.close(0), gateway.close()]);
       throw err;
     },
   );
@@ -210,9 +211,9 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     service,
     catalog,
     upstream: {
-      listTools: () => pool.listTools() as never,
-      capabilities: () => pool.capabilities(),
-      request: (m, p, s, signal) => pool.request(m, p, s, signal),
+      listTools: () => gateway.listTools() as never,
+      capabilities: () => gateway.capabilities(),
+      request: (m, p, s, signal) => gateway.request(m, p, s, signal),
     },
     serverInfo: { name: config.serverName, version: config.serverVersion },
     instructions: 'Long-running tools may answer with a task handle; poll it with tasks/get.',
@@ -250,7 +251,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   const { server, app } = createHttpServer(
     MCP_PATH,
     handleMcp,
-    { readiness: { store: () => store.ping(), upstream: () => pool.ping() }, notReady: () => notReady, draining: () => draining },
+    { readiness: { store: () => store.ping(), upstream: () => gateway.ping() }, notReady: () => notReady, draining: () => draining },
     (err) => log(`unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
     { headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs, maxConnections: config.maxConnections },
   );
@@ -271,6 +272,10 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     server,
     store,
     policies: describePolicies,
+    upstream: async () => {
+      const report = await gateway.discover();
+      return { report, tools: report.problem ? [] : await gateway.toolModes().catch(() => []) };
+    },
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -279,7 +284,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
       await queue.close(5_000);
       await observability.close();
       await passthrough.close();
-      await pool.close();
+      await gateway.close();
       await sessions.close();
       await store.close();
     },
@@ -315,7 +320,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
       await sessions.close();
       await store.close();
       await passthrough.close();
-      await pool.close();
+      await gateway.close();
     },
   };
 }

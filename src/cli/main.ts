@@ -9,6 +9,7 @@ import { packageVersion } from './version.js';
 
 const USAGE = `Usage:
   mcp-tasks-shim start [options]                 the shim + the demo upstream on one port (npm start)
+  mcp-tasks-shim start --demo native [options]   the same with the demo upstream that runs tasks itself
   mcp-tasks-shim serve --upstream URL [options]  the shim in front of your MCP server
   mcp-tasks-shim codemod <path> [options]        migrate client code to SEP-2663 (codemod --help)
 
@@ -17,6 +18,7 @@ Options:
                     worker: run task jobs only (no /mcp). api and worker need --redis (env SHIM_ROLE)
   --port N          listen port (default 8080, env PORT)
   --host H          listen address (default 127.0.0.1, env HOST)
+  --upstream-protocol P  auto (default): ask the upstream; or pin 2025-11-25 | 2026-07-28 (env SHIM_UPSTREAM_PROTOCOL)
   --redis URL       Redis task store, shared by replicas (env REDIS_URL); default: embedded, one process
   --redis-cluster   --redis lists seed nodes (comma-separated) of a Redis Cluster (env SHIM_REDIS_CLUSTER)
   --config FILE     settings as a JSON object of configuration keys, under env and flags (env SHIM_CONFIG_FILE)
@@ -69,9 +71,21 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
 
+  let demoKind: DemoKind;
+  try {
+    demoKind = takeDemoFlag(command, rest);
+  } catch (err) {
+    process.stderr.write(`mcp-tasks-shim: ${(err as Error).message}\n`);
+    return 2;
+  }
   // Kept for reloads: SIGHUP reads the same flags and environment again, and the files anew.
   const load = (): Loaded =>
-    loadConfig({ argv: rest, env: process.env, base: command === 'start' ? { policies: { tools: { ...DEMO_TOOL_POLICIES } } } : {} });
+    loadConfig({
+      argv: rest,
+      env: process.env,
+      // The native demo's tools say themselves how they run (taskSupport); the plain demo's need the table.
+      base: command === 'start' && demoKind === 'plain' ? { policies: { tools: { ...DEMO_TOOL_POLICIES } } } : {},
+    });
   let loaded: Loaded;
   let config: ShimConfig;
   try {
@@ -101,8 +115,8 @@ async function main(argv: string[]): Promise<number> {
   process.on('SIGHUP', hupWhileStarting);
 
   // Loaded only now, so that usage and configuration errors answer at once.
-  const [{ startShim }, { startDemoUpstream }] = await Promise.all([import('../shim.js'), import('../demo-upstream/server.js')]);
-  const demo = command === 'start' && !config.upstreamUrl ? await startDemoUpstream({ port: 0 }) : undefined;
+  const { startShim } = await import('../shim.js');
+  const demo = command === 'start' && !config.upstreamUrl ? await startDemo(demoKind) : undefined;
   const upstreamUrl = config.upstreamUrl ?? (demo as { url: string }).url;
   let shim: Shim;
   try {
@@ -120,7 +134,8 @@ async function main(argv: string[]): Promise<number> {
   }
   process.stdout.write(`mcp-tasks-shim listening on ${shim.url}\n`);
   process.stdout.write(`  version:  ${packageVersion()}\n`);
-  process.stdout.write(`  upstream: ${upstreamUrl}${demo ? ' (demo upstream)' : ''}\n`);
+  process.stdout.write(`  upstream: ${upstreamUrl}${demo ? (demoKind === 'native' ? ' (demo native upstream)' : ' (demo upstream)') : ''}\n`);
+  for (const line of describeUpstream(await shim.upstream())) process.stdout.write(`  ${line}\n`);
   if (config.role !== 'all') process.stdout.write(`  role:     ${config.role === 'api' ? 'api (serves /mcp; workers run its task jobs)' : 'worker (runs task jobs; no /mcp)'}\n`);
   process.stdout.write(`  store:    ${config.redisUrl ? `redis ${redactUrl(config.redisUrl)}${config.redisCluster ? ' (cluster)' : ''}` : 'embedded (single process)'}\n`);
   process.stdout.write(`  auth:     ${config.auth.mode}\n`);
@@ -154,6 +169,42 @@ async function main(argv: string[]): Promise<number> {
   await demo?.close();
   process.stderr.write('mcp-tasks-shim: stopped\n');
   return 0;
+}
+
+type DemoKind = 'plain' | 'native';
+
+/** `start --demo plain|native` picks the demo upstream; removed from `argv` before the configuration reads it. */
+function takeDemoFlag(command: string, argv: string[]): DemoKind {
+  const at = argv.findIndex((arg) => arg === '--demo' || arg.startsWith('--demo='));
+  if (at < 0) return 'plain';
+  if (command !== 'start') throw new Error('--demo belongs to start (serve fronts your own --upstream)');
+  const arg = argv[at] as string;
+  const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[at + 1];
+  argv.splice(at, arg.includes('=') ? 1 : 2);
+  if (value !== 'plain' && value !== 'native') throw new Error(`--demo: expected plain or native, got ${value === undefined ? 'nothing' : `"${value}"`}`);
+  return value;
+}
+
+async function startDemo(kind: DemoKind): Promise<{ url: string; close(): Promise<void> }> {
+  if (kind === 'native') return (await import('../demo-native-upstream/server.js')).startNativeUpstream({ port: 0 });
+  return (await import('../demo-upstream/server.js')).startDemoUpstream({ port: 0 });
+}
+
+/** The start-up lines about the upstream: what it speaks and how each tool's tasks run. */
+function describeUpstream({ report, tools }: Awaited<ReturnType<Shim['upstream']>>): string[] {
+  const how = report.pinned ? 'pinned' : 'discovered';
+  if (report.problem) return [`protocol: ${report.protocol} (${how}); ${report.problem}`];
+  const lines: string[] = [];
+  if (report.protocol === '2026-07-28') {
+    lines.push(`protocol: 2026-07-28 (${how})${report.sep2663Tasks ? ', SEP-2663 tasks extension' : ''}; its own tasks are not used yet, every tool runs in shim mode`);
+  } else {
+    lines.push(`protocol: ${report.protocol} (${how}), ${report.tasks ? 'runs tool tasks itself (capabilities.tasks)' : 'no capabilities.tasks'}`);
+  }
+  const native = tools.filter((t) => t.mode === 'native').map((t) => `${t.name} (${t.taskSupport})`);
+  if (native.length > 0) lines.push(`native:   ${native.join(', ')}`);
+  const shim = tools.filter((t) => t.mode === 'shim').map((t) => t.name);
+  if (shim.length > 0) lines.push(`shim:     ${shim.join(', ')}`);
+  return lines;
 }
 
 /** What closing the stores and connections may take after the grace period. */

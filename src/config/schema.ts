@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TASK_POLICIES } from '../core/policy.js';
+import { UPSTREAM_PROTOCOLS } from '../upstream/discovery.js';
 import { AuthSchema } from './auth-schema.js';
 import { checkCutover, CUTOVER_DEFAULTS, CUTOVER_FIELDS } from './cutover.js';
 import { checkEdge, EDGE_DEFAULTS, EDGE_FIELDS } from './edge.js';
@@ -65,6 +66,8 @@ export const ConfigSchema = z.strictObject({
   host: z.string().min(1),
   /** Absent: `npm start` runs the demo upstream in-process and fronts it. */
   upstreamUrl: httpUrl.optional(),
+  /** What the upstream speaks: `auto` asks it at start (docs/configuration.md, "Upstream protocol"). */
+  upstreamProtocol: z.enum(UPSTREAM_PROTOCOLS, { error: `must be one of ${UPSTREAM_PROTOCOLS.join(', ')}` }),
   /** Absent: the embedded, single-process store. */
   redisUrl: redisUrls.optional(),
   /** `redisUrl` lists seed nodes of a Redis Cluster (docs/operations.md, "Redis Cluster"). */
@@ -122,6 +125,7 @@ export const DEFAULT_CONFIG: ShimConfig = {
   role: 'all',
   port: 8080,
   host: '127.0.0.1',
+  upstreamProtocol: 'auto',
   redisPrefix: 'mts',
   redisCluster: false,
   policies: { tools: {} },

@@ -1,4 +1,4 @@
-import type { InputRequest } from './task.js';
+import type { InputRequest, JsonRpcErrorObject } from './task.js';
 
 /** The core's view of the upstream: it calls tools and lists them, without knowing the transport. */
 export interface ToolInvoker {
@@ -39,4 +39,47 @@ export const systemClock: Clock = { now: () => Date.now() };
 /** Hands a created task to the workers. */
 export interface TaskQueue {
   enqueue(taskId: string): Promise<void>;
+}
+
+/** How a task backed by an upstream task ended, ready for the store. */
+export type NativeOutcome =
+  | { status: 'completed'; result: Record<string, unknown> }
+  | { status: 'failed'; error: JsonRpcErrorObject; statusMessage: string }
+  | { status: 'cancelled'; statusMessage: string };
+
+/** A server → client request of the upstream task; `id` is the upstream's JSON-RPC id. */
+export type NativeInputHandler = (request: InputRequest, id: string | number, signal: AbortSignal) => Promise<Record<string, unknown>>;
+
+/** What the worker asks of an upstream task: each hook writes to the task's record. */
+export interface NativeHooks {
+  /** Aborts when the task ended elsewhere (a cancel on any replica): the cancel goes upstream. */
+  signal: AbortSignal;
+  /** Epoch ms: the task's expiry. */
+  deadline: number;
+  onInput: NativeInputHandler;
+  onStatusMessage: (message: string) => void;
+}
+
+export interface NativeRun extends NativeHooks {
+  tool: string;
+  args: Record<string, unknown>;
+  ttlMs: number;
+  /** The upstream task exists: record it. False when the task ended meanwhile (the upstream task is then cancelled). */
+  onBound: (upstreamTaskId: string, upstreamSessionId: string) => Promise<boolean>;
+}
+
+export interface NativeResume extends NativeHooks {
+  upstreamTaskId: string;
+  upstreamSessionId: string;
+  /** Requests the lost mirror received and parked: their answers go back to the upstream under its ids. */
+  outstanding: ReadonlyArray<{ id: string | number; answer: (signal: AbortSignal) => Promise<Record<string, unknown>> }>;
+}
+
+/** The upstream's own tasks (a 2025-11-25 task server), as the worker uses them. */
+export interface UpstreamTasks {
+  /** True when the upstream runs this tool's tasks itself (docs/architecture.md, "Native execution"). */
+  isNative(tool: string): Promise<boolean>;
+  run(run: NativeRun): Promise<NativeOutcome>;
+  /** Rejoins the upstream session of a mirror whose replica died and follows the task to its end. */
+  resume(resume: NativeResume): Promise<NativeOutcome>;
 }

@@ -58,10 +58,19 @@ export interface TaskRecord {
   /** Capabilities the creating request declared; they decide which input kinds may be surfaced. */
   clientCapabilities: Record<string, unknown>;
   clientInfo?: ClientInfo;
+  /**
+   * Native execution only (docs/architecture.md, "Native execution"): the upstream's task that
+   * backs this one and the upstream session it lives in, so that any replica can resume its mirror.
+   */
+  upstreamTaskId?: string;
+  upstreamSessionId?: string;
 }
 
 /** What a caller supplies to create a task; the store fills nothing in, so replicas agree byte for byte. */
-export type NewTask = Omit<TaskRecord, 'inputRequests' | 'inputResponses' | 'cancelRequested' | 'status' | 'lastUpdatedAt'>;
+export type NewTask = Omit<
+  TaskRecord,
+  'inputRequests' | 'inputResponses' | 'cancelRequested' | 'status' | 'lastUpdatedAt' | 'upstreamTaskId' | 'upstreamSessionId'
+>;
 
 export function isTerminal(status: TaskStatus): boolean {
   return status === 'completed' || status === 'failed' || status === 'cancelled';

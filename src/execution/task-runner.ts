@@ -1,6 +1,6 @@
-import { collectInput } from '../core/collect-input.js';
+import { awaitInput, carriedId, collectInput, keyCarryingId } from '../core/collect-input.js';
 import { ErrorCode, UnavailableError, UpstreamRpcError } from '../core/errors.js';
-import type { ToolInvoker } from '../core/ports.js';
+import type { NativeHooks, NativeOutcome, NativeResume, ToolInvoker, UpstreamTasks } from '../core/ports.js';
 import { isTerminal, type TaskRecord } from '../core/task.js';
 import type { TaskStore } from '../store/task-store.js';
 import type { Job } from './work-queue.js';
@@ -8,6 +8,8 @@ import type { Job } from './work-queue.js';
 export interface TaskRunnerOptions {
   store: TaskStore;
   invoker: ToolInvoker;
+  /** The upstream's own tasks: tools it runs as tasks are executed natively (their record mirrors the upstream task). */
+  native?: UpstreamTasks;
   /** Tools that may be re-run when the worker that ran them was lost. */
   isIdempotent: (tool: string) => boolean;
   now?: () => number;
@@ -21,6 +23,11 @@ const CANCELLED = Symbol('task cancelled');
  * that kills its worker would otherwise take down one replica after another.
  */
 const MAX_RERUNS = 1;
+/**
+ * A native task's mirror resumes after its worker was lost; lost this often, the task is failed:
+ * something in mirroring it kills its workers.
+ */
+const MAX_RESUMES = 3;
 /** How long a job waits for Redis to read its task before giving up (BullMQ then records the failure). */
 const LOAD_RETRY_MS = 60_000;
 
@@ -41,6 +48,11 @@ export class TaskRunner {
     const task = await this.persist(job.taskId, this.now() + LOAD_RETRY_MS, () => store.load(job.taskId));
     if (!task || isTerminal(task.status)) return;
     const deadline = task.createdAt + task.ttlMs;
+    // The upstream task runs on without us: another mirror picks it up where the lost one stopped.
+    if (task.upstreamTaskId !== undefined && this.options.native && job.lostRuns <= MAX_RESUMES) {
+      await this.resumeNative(task, this.options.native);
+      return;
+    }
     const lost = job.lostRuns > 0 || task.startedAt !== undefined;
     const rerun = lost && this.options.isIdempotent(task.tool) && job.lostRuns <= MAX_RERUNS;
     if (lost && !rerun) {
@@ -61,7 +73,9 @@ export class TaskRunner {
       await this.persist(task.taskId, deadline, () => store.withdrawInput(task.taskId, key, this.now()));
     }
     await this.persist(task.taskId, deadline, () => store.markStarted(task.taskId, this.now()));
-    await this.execute(task);
+    const native = this.options.native;
+    if (native && (await native.isNative(task.tool))) await this.executeNative(task, native);
+    else await this.execute(task);
   };
 
   /**
@@ -83,8 +97,65 @@ export class TaskRunner {
     }
   }
 
+  /** Runs a plain call of the tool as the task. */
   private async execute(task: TaskRecord): Promise<void> {
     const { store, invoker } = this.options;
+    await this.follow(task, async (hooks) => {
+      try {
+        const result = await invoker.callTool(task.tool, task.arguments, {
+          signal: hooks.signal,
+          timeoutMs: Math.max(1, hooks.deadline - this.now()),
+          onInput: (request, signal) => collectInput(store, task, request, signal),
+          onProgress: hooks.onStatusMessage,
+        });
+        return { status: 'completed', result };
+      } catch (err) {
+        if (!(err instanceof UpstreamRpcError)) throw err;
+        const error = err.toJsonRpc();
+        return { status: 'failed', error, statusMessage: error.message };
+      }
+    });
+  }
+
+  /**
+   * Runs a task whose upstream runs it as its own task: the record is bound to the upstream task and
+   * follows it (status message, side-channel input, outcome); a cancel of the record goes upstream.
+   */
+  private async executeNative(task: TaskRecord, native: UpstreamTasks): Promise<void> {
+    const { store } = this.options;
+    const deadline = task.createdAt + task.ttlMs;
+    await this.follow(task, (hooks) =>
+      native.run({
+        ...hooks,
+        tool: task.tool,
+        args: task.arguments,
+        ttlMs: Math.max(1, deadline - this.now()),
+        onBound: (upstreamTaskId, upstreamSessionId) =>
+          this.persist(task.taskId, deadline, () => store.bindUpstream(task.taskId, upstreamTaskId, upstreamSessionId, this.now())),
+      }),
+    );
+  }
+
+  /** Follows the upstream task of a lost mirror, answering under the upstream's ids what it had parked. */
+  private async resumeNative(task: TaskRecord, native: UpstreamTasks): Promise<void> {
+    const { store } = this.options;
+    const outstanding: Array<NativeResume['outstanding'][number]> = [];
+    // Answered keys too: an answer that arrived while no mirror ran has not reached the upstream (a duplicate is ignored there).
+    for (const key of [...Object.keys(task.inputRequests), ...Object.keys(task.inputResponses)]) {
+      const id = carriedId(key);
+      if (id !== undefined) outstanding.push({ id, answer: (signal) => awaitInput(store, task, key, signal) });
+    }
+    await this.follow(task, (hooks) =>
+      native.resume({ ...hooks, upstreamTaskId: task.upstreamTaskId!, upstreamSessionId: task.upstreamSessionId ?? '', outstanding }),
+    );
+  }
+
+  /**
+   * Runs `start` with the hooks that write the task's record (input, status message, a cancel
+   * from any replica aborting it) and records its outcome.
+   */
+  private async follow(task: TaskRecord, start: (hooks: NativeHooks) => Promise<NativeOutcome>): Promise<void> {
+    const { store } = this.options;
     const deadline = task.createdAt + task.ttlMs;
     const abort = new AbortController();
     const unsubscribe = store.subscribe((change) => {
@@ -92,22 +163,25 @@ export class TaskRunner {
     });
     const progress = new LatestWins((message) => store.setStatusMessage(task.taskId, message, this.now()));
     try {
-      const result = await invoker.callTool(task.tool, task.arguments, {
+      const outcome = await start({
         signal: abort.signal,
-        timeoutMs: Math.max(1, deadline - this.now()),
-        onInput: (request, signal) => collectInput(store, task, request, signal),
-        onProgress: (message) => progress.push(message),
+        deadline,
+        onInput: (request, id, signal) => collectInput(store, task, request, signal, undefined, keyCarryingId(request.method, id)),
+        onStatusMessage: (message) => progress.push(message),
       });
       await progress.drain();
-      await this.persist(task.taskId, deadline, () => store.finish(task.taskId, { status: 'completed', result }, this.now()));
+      await this.persist(task.taskId, deadline, async () => {
+        if (outcome.status !== 'cancelled') await store.finish(task.taskId, outcome, this.now());
+        // A cancel through the shim already ended the record; this one came from the upstream.
+        else await store.cancel(task.taskId, task.principal, outcome.statusMessage, this.now());
+      });
     } catch (err) {
       await progress.drain();
       if (abort.signal.aborted) return;
-      const error =
-        err instanceof UpstreamRpcError
-          ? err.toJsonRpc()
-          : { code: ErrorCode.InternalError, message: `Upstream call failed: ${err instanceof Error ? err.message : String(err)}` };
-      await this.persist(task.taskId, deadline, () => store.finish(task.taskId, { status: 'failed', error, statusMessage: error.message }, this.now()));
+      const message = `Upstream call failed: ${err instanceof Error ? err.message : String(err)}`;
+      await this.persist(task.taskId, deadline, () =>
+        store.finish(task.taskId, { status: 'failed', error: { code: ErrorCode.InternalError, message }, statusMessage: message }, this.now()),
+      );
     } finally {
       unsubscribe();
     }

@@ -3,6 +3,7 @@ import { FIELD_TABLE, type CanonicalField } from './fields.js';
 import { METHOD_TABLE } from './methods.js';
 import { CANCELLED_AS_ERROR, LEGACY_STATUS_TO_SEP2663, STATUS_TABLE, type DialectStatus } from './statuses.js';
 import { TRANSITIONS } from './transitions.js';
+import { UPSTREAM_STATUS_TABLE, UPSTREAM_TASK_STATUSES } from './upstream-statuses.js';
 
 /**
  * docs/mapping.md, generated from the mapping tables themselves (`npm run docs:mapping`), so the
@@ -48,6 +49,19 @@ export function mappingMarkdown(): string {
   for (const status of TASK_STATUSES) {
     const to = TRANSITIONS[status];
     lines.push(`| \`${status}\` | ${to.length ? to.map((s) => `\`${s}\``).join(', ') : 'nothing (terminal)'} |`);
+  }
+  lines.push(
+    '',
+    '### Upstream task statuses (native execution)',
+    '',
+    'A task backed by a 2025-11-25 upstream task mirrors that task\'s status into its record:',
+    '',
+    '| upstream status | record | how |',
+    '|---|---|---|',
+  );
+  for (const status of UPSTREAM_TASK_STATUSES) {
+    const row = UPSTREAM_STATUS_TABLE[status];
+    lines.push(`| \`${status}\` | ${row.record === 'live' ? 'unchanged (`working` / `input_required`)' : `\`${row.record}\``} | ${row.note} |`);
   }
   lines.push('', '## Fields', '', '| canonical (SEP-2663) | MCP 2025-11-25 | tasks/create dialect |', '|---|---|---|');
   for (const field of Object.keys(FIELD_TABLE) as CanonicalField[]) {

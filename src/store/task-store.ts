@@ -84,6 +84,13 @@ export interface TaskStore {
   /** Records that a worker picked the task up. No-op (returns the record) on a terminal task. */
   markStarted(taskId: string, now: number): Promise<TaskRecord | undefined>;
 
+  /**
+   * Records the upstream task that backs a live task and its upstream session. False (changing
+   * nothing) when the task is terminal, gone, or already bound: one upstream task per task.
+   * Not a change any client sees: `lastUpdatedAt` stays and nothing is announced.
+   */
+  bindUpstream(taskId: string, upstreamTaskId: string, upstreamSessionId: string, now: number): Promise<boolean>;
+
   /** Sets `statusMessage` on a non-terminal task; ignored on a terminal one. */
   setStatusMessage(taskId: string, statusMessage: string, now: number): Promise<void>;
 

@@ -122,6 +122,22 @@ describe('mcp-tasks-shim CLI configuration errors exit 2 with a clear message', 
     await expectConfigError(['serve'], {}, /serve needs --upstream/);
   });
 
+  it('--upstream-protocol 2024-11-05', async () => {
+    await expectConfigError(['serve', '--upstream', UPSTREAM, '--upstream-protocol', '2024-11-05'], {}, /upstreamProtocol: must be one of auto, 2025-11-25, 2026-07-28/);
+  });
+
+  it('SHIM_UPSTREAM_PROTOCOL=latest', async () => {
+    await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_UPSTREAM_PROTOCOL: 'latest' }, /upstreamProtocol: must be one of auto, 2025-11-25, 2026-07-28/);
+  });
+
+  it('start --demo with an unknown demo', async () => {
+    await expectConfigError(['start', '--demo', 'fancy'], {}, /--demo: expected plain or native, got "fancy"/);
+  });
+
+  it('serve --demo native', async () => {
+    await expectConfigError(['serve', '--upstream', UPSTREAM, '--demo', 'native'], {}, /--demo belongs to start/);
+  });
+
   it('an unknown option', async () => {
     await expectConfigError(['serve', '--upstream', UPSTREAM, '--bogus'], {}, /bogus/);
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newTaskId } from '../../src/core/ids.js';
 import { TaskRunner } from '../../src/execution/task-runner.js';
-import { UpstreamPool } from '../../src/execution/upstream-pool.js';
+import { UpstreamPool } from '../../src/upstream/pool.js';
 import { EmbeddedTaskStore } from '../../src/store/embedded/embedded-store.js';
 import { spawnDemoUpstream, type DemoUpstreamProcess } from '../support/demo-upstream-process.js';
 

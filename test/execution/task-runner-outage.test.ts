@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolInvoker } from '../../src/core/ports.js';
 import { newTaskId } from '../../src/core/ids.js';
 import { TaskRunner } from '../../src/execution/task-runner.js';
-import { UpstreamPool } from '../../src/execution/upstream-pool.js';
+import { UpstreamPool } from '../../src/upstream/pool.js';
 import { RedisTaskStore } from '../../src/store/redis/redis-store.js';
 import { spawnDemoUpstream, type DemoUpstreamProcess } from '../support/demo-upstream-process.js';
 import { startRedis, type RedisServer } from '../support/redis-server.js';

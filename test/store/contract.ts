@@ -317,6 +317,30 @@ export function describeTaskStoreContract(name: string, backendFor: () => StoreB
         expect(await store.load(taskId)).toMatchObject({ status: 'input_required', statusMessage: 'step 2 of 5' });
       });
 
+      it('binds a live task to its upstream task once, readable on every replica, without a change clients see', async () => {
+        const { taskId } = await taskIn('input_required');
+        const before = await store.load(taskId);
+        const changes: TaskChange[] = [];
+        const unsubscribe = store.subscribe((change) => changes.push(change));
+        await store.subscriptionReady();
+        expect(await replica().bindUpstream(taskId, 'up-1', 'session-1', Date.now())).toBe(true);
+        expect(await store.bindUpstream(taskId, 'up-2', 'session-2', Date.now())).toBe(false);
+        expect(await replica().load(taskId)).toEqual({ ...before, upstreamTaskId: 'up-1', upstreamSessionId: 'session-1' });
+        // A later change proves the subscription delivers; the binding itself announced nothing.
+        await store.setStatusMessage(taskId, 'after binding', Date.now());
+        await vi.waitFor(() => expect(changes.length).toBe(1), WAIT);
+        unsubscribe();
+      });
+
+      it('refuses to bind a terminal, unknown or expired task', async () => {
+        const { taskId } = await taskIn('completed');
+        expect(await store.bindUpstream(taskId, 'up-1', 'session-1', Date.now())).toBe(false);
+        expect(await store.load(taskId)).not.toHaveProperty('upstreamTaskId');
+        expect(await store.bindUpstream(newTaskId(), 'up-1', 'session-1', Date.now())).toBe(false);
+        const short = await store.create(newTask({ ttlMs: 1_000 }));
+        expect(await store.bindUpstream(short.taskId, 'up-1', 'session-1', short.createdAt + 1_000)).toBe(false);
+      });
+
       it('increases lastUpdatedAt on every change, even when changes share a millisecond', async () => {
         const { taskId, createdAt } = await store.create(newTask());
         const now = createdAt;

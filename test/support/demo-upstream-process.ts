@@ -7,6 +7,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const READY_LINE = /^demo upstream listening on (\S+)$/;
 const SDK_PLAIN_READY_LINE = /^sdk upstream listening on (\S+)$/;
 const SDK_TASKS_READY_LINE = /^sdk-task-server listening on (\S+)$/;
+const NATIVE_READY_LINE = /^demo native upstream listening on (\S+)$/;
 
 export interface DemoUpstreamProcess {
   url: string;
@@ -18,20 +19,25 @@ export interface DemoUpstreamProcess {
 
 /** Runs the entry the way the docs do (`tsx src/demo-upstream/main.ts`) and waits for its ready line. */
 export function spawnDemoUpstream(args: string[] = [], env: NodeJS.ProcessEnv = {}, readyTimeoutMs = 20_000): Promise<DemoUpstreamProcess> {
-  return spawnUpstream('src/demo-upstream/main.ts', READY_LINE, args, env, readyTimeoutMs);
+  return spawnUpstreamEntry('src/demo-upstream/main.ts', READY_LINE, args, env, readyTimeoutMs);
+}
+
+/** The demo upstream that runs tasks itself (`tsx src/demo-native-upstream/main.ts`). */
+export function spawnNativeUpstream(args: string[] = [], env: NodeJS.ProcessEnv = {}, readyTimeoutMs = 20_000): Promise<DemoUpstreamProcess> {
+  return spawnUpstreamEntry('src/demo-native-upstream/main.ts', NATIVE_READY_LINE, args, env, readyTimeoutMs);
 }
 
 /** The official-SDK upstream with plain tools and no tasks capability (test/fixtures/sdk-plain-upstream). */
 export function spawnSdkPlainUpstream(args: string[] = []): Promise<DemoUpstreamProcess> {
-  return spawnUpstream('test/fixtures/sdk-plain-upstream/main.ts', SDK_PLAIN_READY_LINE, args, {}, 20_000);
+  return spawnUpstreamEntry('test/fixtures/sdk-plain-upstream/main.ts', SDK_PLAIN_READY_LINE, args, {}, 20_000);
 }
 
 /** The official SDK's own 2025-11-25 task server: declares tasks, one `required` tool `greet` (bench/baselines). */
 export function spawnSdkTaskUpstream(): Promise<DemoUpstreamProcess> {
-  return spawnUpstream('bench/baselines/sdk-task-server.ts', SDK_TASKS_READY_LINE, [], {}, 20_000);
+  return spawnUpstreamEntry('bench/baselines/sdk-task-server.ts', SDK_TASKS_READY_LINE, [], {}, 20_000);
 }
 
-async function spawnUpstream(
+async function spawnUpstreamEntry(
   entry: string,
   readyLine: RegExp,
   args: string[],

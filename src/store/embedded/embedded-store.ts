@@ -84,6 +84,14 @@ export class EmbeddedTaskStore implements TaskStore {
     return structuredClone(record);
   }
 
+  async bindUpstream(taskId: string, upstreamTaskId: string, upstreamSessionId: string, now: number): Promise<boolean> {
+    const record = this.live(taskId, now)?.record;
+    if (!record || !LIVE_STATUSES.includes(record.status) || record.upstreamTaskId !== undefined) return false;
+    record.upstreamTaskId = upstreamTaskId;
+    record.upstreamSessionId = upstreamSessionId;
+    return true;
+  }
+
   async setStatusMessage(taskId: string, statusMessage: string, now: number): Promise<void> {
     const record = this.live(taskId, now)?.record;
     if (!record || !LIVE_STATUSES.includes(record.status) || record.statusMessage === statusMessage) return;

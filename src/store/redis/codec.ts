@@ -9,7 +9,7 @@ import { ANSWER_FIELD, INPUT_REQUEST_FIELD } from './keys.js';
  * and rounds large numbers), so they round-trip byte for byte.
  */
 
-const STRING_FIELDS = ['taskId', 'principal', 'origin', 'sessionId', 'tool', 'status', 'statusMessage'] as const;
+const STRING_FIELDS = ['taskId', 'principal', 'origin', 'sessionId', 'tool', 'status', 'statusMessage', 'upstreamTaskId', 'upstreamSessionId'] as const;
 const NUMBER_FIELDS = ['createdAt', 'lastUpdatedAt', 'startedAt', 'ttlMs', 'pollIntervalMs'] as const;
 const JSON_FIELDS = ['arguments', 'result', 'error', 'clientCapabilities', 'clientInfo'] as const;
 const CANCEL_REQUESTED_FIELD = 'cancelRequested';

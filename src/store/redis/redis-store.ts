@@ -154,6 +154,10 @@ export class RedisTaskStore implements TaskStore {
     return reply === null ? undefined : decodeFlatTask(reply as string[]);
   }
 
+  async bindUpstream(taskId: string, upstreamTaskId: string, upstreamSessionId: string, now: number): Promise<boolean> {
+    return (await this.run('bind-upstream', taskId, now, [statusList(LIVE_STATUSES), upstreamTaskId, upstreamSessionId])) === 1;
+  }
+
   async setStatusMessage(taskId: string, statusMessage: string, now: number): Promise<void> {
     await this.run('set-status-message', taskId, now, [statusList(LIVE_STATUSES), statusMessage]);
   }

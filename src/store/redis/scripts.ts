@@ -7,6 +7,7 @@ import { commandArgs, FlatCommand } from './flat-command.js';
 const OPERATIONS = [
   'create',
   'mark-started',
+  'bind-upstream',
   'set-status-message',
   'request-input',
   'answer-input',

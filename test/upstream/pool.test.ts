@@ -2,7 +2,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnavailableError } from '../../src/core/errors.js';
-import { UpstreamPool } from '../../src/execution/upstream-pool.js';
+import { UpstreamPool } from '../../src/upstream/pool.js';
 import { spawnDemoUpstream, type DemoUpstreamProcess } from '../support/demo-upstream-process.js';
 
 let upstream: DemoUpstreamProcess;

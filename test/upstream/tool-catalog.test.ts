@@ -1,6 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { CachedToolCatalog } from '../../src/execution/tool-catalog.js';
+import { CachedToolCatalog } from '../../src/upstream/tool-catalog.js';
 import { pollUntil } from '../support/sep2663-client.js';
 
 const tool = (name: string): Tool => ({ name, inputSchema: { type: 'object' }, execution: { taskSupport: 'forbidden' } });

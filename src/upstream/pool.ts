@@ -1,18 +1,9 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {
-  CallToolResultSchema,
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ErrorCode as SdkErrorCode,
-  ListRootsRequestSchema,
-  McpError,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { CallToolResultSchema, ErrorCode as SdkErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import { ShimError, UnavailableError, UpstreamRpcError } from '../core/errors.js';
+import { UnavailableError } from '../core/errors.js';
 import type { InputRequest } from '../core/task.js';
-import { relayValidator } from './relay-validator.js';
+import { connectWithRetries, openSdkClient, translateError, type SdkClientOptions } from './sdk-client.js';
 
 /** Answers one server → client request (elicitation, sampling, roots) raised during a call. */
 export type InputHandler = (request: InputRequest, signal: AbortSignal) => Promise<Record<string, unknown>>;
@@ -34,11 +25,7 @@ interface PooledClient {
   lease: Lease;
 }
 
-export interface UpstreamPoolOptions {
-  url: string;
-  /** The shim's own credentials at the upstream, on every request of every client. */
-  headers?: Readonly<Record<string, string>>;
-  clientInfo: { name: string; version: string };
+export interface UpstreamPoolOptions extends SdkClientOptions {
   /**
    * Idle connections kept for reuse; each one holds a session on the upstream. Below the number
    * of concurrent calls, every burst opens (initialize) and closes (DELETE) upstream sessions.
@@ -48,12 +35,6 @@ export interface UpstreamPoolOptions {
   maxConnecting?: number;
 }
 
-/**
- * Attempts to open an upstream session before a call gives up. Opening sends no tool call, so a
- * failed attempt (a reset or refused connection while the upstream is swamped) is safe to repeat.
- */
-const CONNECT_ATTEMPTS = 3;
-const CONNECT_RETRY_MS = 200;
 const DEFAULT_MAX_IDLE = 16;
 const DEFAULT_MAX_CONNECTING = 32;
 
@@ -167,15 +148,7 @@ export class UpstreamPool {
     }
     this.connecting++;
     try {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await this.connect();
-        } catch (err) {
-          // An upstream that answered with a JSON-RPC error or is closed will not change its mind.
-          if (attempt >= CONNECT_ATTEMPTS || this.closed || !(err instanceof UnavailableError)) throw err;
-          await new Promise((resolve) => setTimeout(resolve, CONNECT_RETRY_MS * attempt));
-        }
-      }
+      return await connectWithRetries(() => this.connect(), () => this.closed);
     } finally {
       this.connecting--;
       this.nextConnect();
@@ -188,49 +161,10 @@ export class UpstreamPool {
 
   private async connect(): Promise<PooledClient> {
     if (this.closed) throw new UnavailableError('upstream pool (closed)');
-    const client = new Client(this.options.clientInfo, {
-      capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} },
-      jsonSchemaValidator: relayValidator,
-    });
     const lease: Lease = {};
-    const forward = (method: string) => async (request: { params?: Record<string, unknown> }, extra: { signal: AbortSignal }) => {
-      if (!lease.onInput) throw new McpError(SdkErrorCode.MethodNotFound, `${method} is not available for this call`);
-      const { _meta: _ignored, ...params } = request.params ?? {};
-      try {
-        return await lease.onInput({ method, params }, extra.signal);
-      } catch (err) {
-        // The core answers the upstream with our errors; the SDK sends only McpError codes as they are.
-        if (err instanceof ShimError) throw new McpError(err.code, err.message, err.data);
-        throw err;
-      }
-    };
-    client.setRequestHandler(ElicitRequestSchema, forward('elicitation/create') as never);
-    client.setRequestHandler(CreateMessageRequestSchema, forward('sampling/createMessage') as never);
-    client.setRequestHandler(ListRootsRequestSchema, forward('roots/list') as never);
-    try {
-      await client.connect(new StreamableHTTPClientTransport(new URL(this.options.url), { requestInit: { headers: { ...this.options.headers } } }));
-    } catch (err) {
-      await client.close().catch(() => undefined);
-      throw translateError(err);
-    }
+    const { client } = await openSdkClient(this.options, () => lease.onInput && ((request, _id, signal) => lease.onInput!(request, signal)));
     const pooled = { client, lease };
     this.all.add(pooled);
     return pooled;
   }
-}
-
-const SDK_PREFIX = /^MCP error -?\d+: /;
-
-/**
- * A JSON-RPC error from the upstream is the tool's own answer and travels on unchanged (the SDK
- * prefixes its message, which we strip). Anything else means we could not reach the upstream.
- */
-function translateError(err: unknown): unknown {
-  if (err instanceof ShimError) return err;
-  if (err instanceof McpError) {
-    if (err.code === SdkErrorCode.ConnectionClosed) return new UnavailableError('upstream');
-    return new UpstreamRpcError(err.code, err.message.replace(SDK_PREFIX, ''), err.data);
-  }
-  if (err instanceof Error && err.name === 'AbortError') return err;
-  return new UnavailableError(`upstream (${err instanceof Error ? err.message : String(err)})`);
 }

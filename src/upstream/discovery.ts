@@ -1,0 +1,86 @@
+import type { ToolInfo } from '../core/ports.js';
+
+/** `--upstream-protocol`: what the shim assumes the upstream speaks; `auto` asks it. */
+export const UPSTREAM_PROTOCOLS = ['auto', '2025-11-25', '2026-07-28'] as const;
+export type UpstreamProtocolSetting = (typeof UPSTREAM_PROTOCOLS)[number];
+
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/** What the upstream was found (or pinned) to speak; the start-up lines print it. */
+export interface UpstreamReport {
+  protocol: '2025-11-25' | '2026-07-28' | 'unknown';
+  /** Set by `--upstream-protocol`, not learned. */
+  pinned: boolean;
+  /** 2025-11-25: the upstream declared `capabilities.tasks.requests.tools.call`. */
+  tasks: boolean;
+  /** 2026-07-28: `server/discover` listed the SEP-2663 tasks extension. */
+  sep2663Tasks: boolean;
+  /** Why a part could not be learned, e.g. the upstream was not reachable. */
+  problem?: string;
+}
+
+/** How the shim runs a tool's tasks. */
+export type ExecutionMode = 'native' | 'shim';
+
+/**
+ * `native` when a 2025-11-25 upstream runs the tool's tasks itself (it declares tasks for
+ * tools/call and the tool's taskSupport is required or optional); otherwise the shim runs a
+ * plain call as its own task. A SEP-2663 upstream is reported but its tasks are not used yet.
+ */
+export function executionMode(report: UpstreamReport, tool: ToolInfo | undefined): ExecutionMode {
+  if (report.protocol !== '2025-11-25' || !report.tasks) return 'shim';
+  const support = tool?.execution?.taskSupport;
+  return support === 'required' || support === 'optional' ? 'native' : 'shim';
+}
+
+
+/**
+ * Asks the upstream `server/discover` (2026-07-28, stateless HTTP). Undefined when it does not
+ * answer one: a 2025-era server refuses a request without a session.
+ */
+export async function probeServerDiscover(
+  url: string,
+  headers: Readonly<Record<string, string>>,
+  clientInfo: { name: string; version: string },
+  timeoutMs: number,
+): Promise<{ versions: string[]; tasksExtension: boolean } | undefined> {
+  const body = {
+    jsonrpc: '2.0',
+    id: 'discover',
+    method: 'server/discover',
+    params: {
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': clientInfo,
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+    },
+  };
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: {
+        ...headers,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'server/discover',
+      },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await res.text();
+    if (!res.ok) return undefined;
+    const json = res.headers.get('content-type')?.includes('text/event-stream') ? firstSseData(text) : JSON.parse(text);
+    const result = (json as { result?: { supportedVersions?: unknown; capabilities?: { extensions?: Record<string, unknown> } } } | undefined)?.result;
+    if (!result || !Array.isArray(result.supportedVersions) || !result.supportedVersions.includes('2026-07-28')) return undefined;
+    return { versions: result.supportedVersions.filter((v): v is string => typeof v === 'string'), tasksExtension: result.capabilities?.extensions?.[TASKS_EXTENSION] !== undefined };
+  } catch {
+    return undefined;
+  }
+}
+
+function firstSseData(text: string): unknown {
+  const line = text.split('\n').find((l) => l.startsWith('data:'));
+  return line ? JSON.parse(line.slice(5)) : undefined;
+}

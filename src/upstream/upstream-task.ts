@@ -1,0 +1,352 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode as SdkErrorCode, McpError, TaskStatusNotificationSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { ErrorCode, UnavailableError, UpstreamRpcError } from '../core/errors.js';
+import type { NativeOutcome } from '../core/ports.js';
+import type { JsonRpcErrorObject } from '../core/task.js';
+import { UPSTREAM_STATUS_TABLE, UPSTREAM_TASK_STATUSES, type UpstreamTaskStatus } from '../mapping/upstream-statuses.js';
+import { connectWithRetries, openSdkClient, translateError, type SdkClientOptions, type UpstreamInputHandler } from './sdk-client.js';
+
+/** The upstream task as its CreateTaskResult / tasks/get describe it. */
+export interface UpstreamTaskView {
+  taskId: string;
+  status: UpstreamTaskStatus;
+  statusMessage?: string;
+  pollIntervalMs?: number;
+}
+
+export interface MirrorHooks {
+  /** Aborted when the shim's task ended elsewhere (a cancel on any replica): the cancel goes upstream. */
+  signal: AbortSignal;
+  /** Epoch ms, the shim task's expiry: nothing waits past it. */
+  deadline: number;
+  /** The upstream's side-channel requests (elicitation, sampling) tied to the task. */
+  onInput?: UpstreamInputHandler;
+  onStatusMessage?: (message: string) => void;
+}
+
+/** Bounds of a mirror; every wait on the upstream has one (docs/architecture.md, "Native execution"). */
+export interface MirrorLimits {
+  /** Consecutive failed attempts to reach the upstream before the task fails. */
+  unreachableAttempts: number;
+  /** First pause between those attempts, doubled each time. */
+  retryBaseMs: number;
+  /** How long tasks/result may lag behind a terminal status before the status alone decides. */
+  resultGraceMs: number;
+  /** How long a forwarded cancel waits for the upstream's confirmation. */
+  cancelGraceMs: number;
+  /** The floor and ceiling of the upstream's pollInterval. */
+  minPollMs: number;
+  maxPollMs: number;
+}
+
+export const DEFAULT_MIRROR_LIMITS: MirrorLimits = {
+  unreachableAttempts: 5,
+  retryBaseMs: 250,
+  resultGraceMs: 5_000,
+  cancelGraceMs: 5_000,
+  minPollMs: 100,
+  maxPollMs: 30_000,
+};
+
+/** The SDK checks results against a schema; the mirror checks them itself, so that garbage is named as such. */
+const ANY_RESULT = z.unknown();
+
+const TaskViewSchema = z.looseObject({
+  taskId: z.string().min(1),
+  status: z.enum(UPSTREAM_TASK_STATUSES),
+  statusMessage: z.string().optional(),
+  pollInterval: z.number().positive().optional(),
+});
+
+const RELATED_TASK_META = 'io.modelcontextprotocol/related-task';
+/** An upstream that is itself an SDK server sends messages the SDK already prefixed (`MCP error -32602: …`). */
+const SDK_PREFIXES = /^(MCP error -?\d+: )+/;
+
+/** A task from a CreateTaskResult or a tasks/get answer, or why it is not one. */
+function parseTask(value: unknown): UpstreamTaskView | string {
+  const parsed = TaskViewSchema.safeParse(value);
+  if (!parsed.success) return parsed.error.issues.map((i) => `${i.path.join('.') || 'result'}: ${i.message}`).join('; ');
+  const { taskId, status, statusMessage, pollInterval } = parsed.data;
+  return { taskId, status, statusMessage, pollIntervalMs: pollInterval };
+}
+
+function failed(message: string): NativeOutcome {
+  return { status: 'failed', error: { code: ErrorCode.InternalError, message }, statusMessage: message };
+}
+
+function textOf(result: Record<string, unknown>): string | undefined {
+  const content = Array.isArray(result.content) ? (result.content as Array<{ type?: unknown; text?: unknown }>) : [];
+  const texts = content.filter((c) => c.type === 'text' && typeof c.text === 'string').map((c) => c.text as string);
+  return texts.length > 0 ? texts.join('\n') : undefined;
+}
+
+/** The result without the related-task `_meta` the upstream adds: its id means nothing to our clients. */
+function ownResult(value: Record<string, unknown>): Record<string, unknown> {
+  const meta = value._meta as Record<string, unknown> | undefined;
+  if (!meta || !(RELATED_TASK_META in meta)) return value;
+  const { [RELATED_TASK_META]: _upstreamId, ...rest } = meta;
+  const { _meta: _dropped, ...result } = value;
+  return Object.keys(rest).length > 0 ? { ...result, _meta: rest } : result;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * One upstream session that runs and mirrors one upstream task (a 2025-11-25 task server): the
+ * task-augmented `tools/call`, `notifications/tasks/status`, `tasks/get` at the upstream's
+ * pollInterval when no notification came, the side-channel requests on the `tasks/result`
+ * stream, `tasks/result` for the outcome and `tasks/cancel`. A session of its own, since the
+ * upstream binds a task to the session that created it; its id goes on the record, so that
+ * another replica can rejoin it.
+ */
+export class UpstreamTaskSession {
+  private inputHandler: UpstreamInputHandler | undefined;
+  private statusListener: ((params: unknown) => void) | undefined;
+
+  private constructor(
+    private readonly client: Client,
+    private readonly transport: StreamableHTTPClientTransport,
+    private readonly limits: MirrorLimits,
+  ) {
+    client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => this.statusListener?.(notification.params));
+  }
+
+  /** A new upstream session, or (with `sessionId`) the session a mirror ran in before its replica died. */
+  static async open(options: SdkClientOptions, limits: MirrorLimits, sessionId?: string): Promise<UpstreamTaskSession> {
+    // The client's input handlers look the session up when a request arrives, after it exists.
+    const made: { session?: UpstreamTaskSession } = {};
+    const { client, transport } = await connectWithRetries(() => openSdkClient(options, () => made.session?.inputHandler, sessionId));
+    made.session = new UpstreamTaskSession(client, transport, limits);
+    return made.session;
+  }
+
+  /** The upstream's id of this session; a session the upstream did not name cannot be rejoined. */
+  get sessionId(): string | undefined {
+    return this.transport.sessionId;
+  }
+
+  /**
+   * The task-augmented call. An upstream may still answer a plain result (`result`), which ends
+   * the task at once.
+   */
+  async create(
+    tool: string,
+    args: Record<string, unknown>,
+    ttlMs: number,
+    onInput: UpstreamInputHandler | undefined,
+    signal: AbortSignal,
+  ): Promise<{ task: UpstreamTaskView } | { result: Record<string, unknown> } | { fault: NativeOutcome }> {
+    // An upstream that answers input while creating (before any task exists) gets the same handler.
+    this.inputHandler = onInput;
+    let answer: unknown;
+    try {
+      answer = await this.client.request({ method: 'tools/call', params: { name: tool, arguments: args, task: { ttl: ttlMs } } }, ANY_RESULT as never, {
+        signal,
+        timeout: ttlMs,
+        maxTotalTimeout: ttlMs,
+      });
+    } catch (err) {
+      throw translateError(err);
+    }
+    const record = answer as Record<string, unknown> | null;
+    if (record && typeof record === 'object' && 'task' in record) {
+      const task = parseTask(record.task);
+      if (typeof task === 'string') return { fault: failed(`The upstream answered the task-augmented tools/call of ${tool} with a malformed task (${task})`) };
+      return { task };
+    }
+    if (record && typeof record === 'object' && Array.isArray(record.content)) return { result: ownResult(record) };
+    return { fault: failed(`The upstream answered the task-augmented tools/call of ${tool} with neither a task nor a result`) };
+  }
+
+  /**
+   * Follows the upstream task until it ends, the shim task is cancelled (the cancel goes
+   * upstream) or its deadline passes. Never throws: every fault of the upstream ends as a
+   * `failed` outcome whose message names it.
+   */
+  async mirror(taskId: string, pollIntervalMs: number | undefined, hooks: MirrorHooks): Promise<NativeOutcome> {
+    const limits = this.limits;
+    const pollMs = Math.min(Math.max(pollIntervalMs ?? limits.minPollMs * 10, limits.minPollMs), limits.maxPollMs);
+    let last: UpstreamTaskView | undefined;
+    let terminalSince: number | undefined;
+    let heardAt = Date.now();
+    let fault: NativeOutcome | undefined;
+    let unreachable = 0;
+    let result: { ok: true; value: unknown } | { ok: false; error: unknown } | undefined;
+    let wake: () => void = () => undefined;
+    const wakeUp = (): void => wake();
+
+    const observe = (value: unknown, via: string): void => {
+      const task = parseTask(value);
+      if (typeof task === 'string') {
+        fault ??= failed(`The upstream's ${via} for task ${taskId} is not a task (${task})`);
+      } else if (task.taskId !== taskId) {
+        fault ??= failed(`The upstream's ${via} for task ${taskId} describes another task (${task.taskId})`);
+      } else if (last && UPSTREAM_STATUS_TABLE[last.status].record !== 'live' && task.status !== last.status) {
+        fault ??= failed(`The upstream's task ${taskId} went from ${last.status} back to ${task.status}`);
+      } else {
+        last = task;
+        heardAt = Date.now();
+        if (UPSTREAM_STATUS_TABLE[task.status].record === 'live') {
+          if (task.statusMessage) hooks.onStatusMessage?.(task.statusMessage);
+        } else {
+          terminalSince ??= Date.now();
+        }
+      }
+      wakeUp();
+    };
+
+    this.statusListener = (params) => {
+      if ((params as { taskId?: unknown } | undefined)?.taskId === taskId) observe(params, 'notifications/tasks/status');
+    };
+    this.inputHandler = hooks.onInput;
+    hooks.signal.addEventListener('abort', wakeUp);
+    let resultAbort = new AbortController();
+    let resultPending = false;
+    const fetchResult = (): void => {
+      resultAbort = new AbortController();
+      resultPending = true;
+      const remaining = Math.max(1, hooks.deadline - Date.now());
+      this.client
+        .request({ method: 'tasks/result', params: { taskId } }, ANY_RESULT as never, { signal: resultAbort.signal, timeout: remaining, maxTotalTimeout: remaining })
+        .then(
+          (value) => (result = { ok: true, value }),
+          (error: unknown) => (result = { ok: false, error: translateError(error) }),
+        )
+        .finally(() => {
+          resultPending = false;
+          wakeUp();
+        });
+    };
+    fetchResult();
+
+    try {
+      for (;;) {
+        if (fault) return fault;
+        if (hooks.signal.aborted) return await this.forwardCancel(taskId);
+        if (result) {
+          const settled = result;
+          result = undefined;
+          if (settled.ok) return await this.settle(taskId, settled.value, last);
+          if (resultAbort.signal.aborted) return await this.forwardCancel(taskId);
+          if (settled.error instanceof UpstreamRpcError) return await this.settleError(taskId, settled.error, last);
+          if (++unreachable >= limits.unreachableAttempts) return this.unreachable(taskId, settled.error);
+          await sleep(limits.retryBaseMs * 2 ** (unreachable - 1));
+          fetchResult();
+          continue;
+        }
+        const now = Date.now();
+        if (now >= hooks.deadline) return failed(`The upstream's task ${taskId} did not finish within the task's TTL`);
+        if (last && terminalSince !== undefined && now - terminalSince >= limits.resultGraceMs) return this.fromStatus(last, undefined);
+        if (now - heardAt >= pollMs) {
+          const polled = await this.request('tasks/get', { taskId }, pollMs * 4);
+          heardAt = Date.now();
+          if (polled.ok) {
+            unreachable = 0;
+            observe(polled.value, 'tasks/get');
+          } else if (polled.error instanceof UpstreamRpcError) {
+            return failed(`The upstream no longer knows task ${taskId} (tasks/get: ${polled.error.code} ${polled.error.message})`);
+          } else if (++unreachable >= limits.unreachableAttempts) {
+            return this.unreachable(taskId, polled.error);
+          }
+          continue;
+        }
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.min(heardAt + pollMs, hooks.deadline) - now);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = () => undefined;
+      }
+    } finally {
+      // Aborting sends notifications/cancelled upstream: only for a tasks/result still waiting.
+      if (resultPending) resultAbort.abort();
+      hooks.signal.removeEventListener('abort', wakeUp);
+      this.statusListener = undefined;
+      this.inputHandler = undefined;
+    }
+  }
+
+  /**
+   * Answers a side-channel request the upstream sent to a replica that died before answering it:
+   * a JSON-RPC response on this session, with the upstream's own request id.
+   */
+  async answer(id: RequestId, answer: { result: Record<string, unknown> } | { error: JsonRpcErrorObject }): Promise<void> {
+    try {
+      await this.transport.send({ jsonrpc: '2.0', id, ...answer } as never);
+    } catch (err) {
+      throw translateError(err);
+    }
+  }
+
+  /** Ends the upstream session (DELETE) when the task is over, then the client. */
+  async close(terminate: boolean): Promise<void> {
+    if (terminate) await this.transport.terminateSession().catch(() => undefined);
+    await this.client.close().catch(() => undefined);
+  }
+
+  /** tasks/cancel until the upstream confirms or the grace ends; the record says which. */
+  private async forwardCancel(taskId: string): Promise<NativeOutcome> {
+    const deadline = Date.now() + this.limits.cancelGraceMs;
+    for (let attempt = 0; Date.now() < deadline; attempt++) {
+      const answer = await this.request('tasks/cancel', { taskId }, Math.max(1, deadline - Date.now()));
+      const task = answer.ok ? parseTask(answer.value) : undefined;
+      if (task && typeof task !== 'string' && task.status === 'cancelled') return { status: 'cancelled', statusMessage: 'Cancelled; the upstream confirmed' };
+      // A task that ended first cannot be cancelled: the upstream says so with an error.
+      if (!answer.ok && answer.error instanceof UpstreamRpcError) break;
+      await sleep(Math.min(this.limits.retryBaseMs * 2 ** attempt, Math.max(0, deadline - Date.now())));
+    }
+    return { status: 'cancelled', statusMessage: `Cancelled; the upstream did not confirm the cancel within ${this.limits.cancelGraceMs} ms` };
+  }
+
+  /** tasks/result answered: its status (from the mirror, else one tasks/get) says what the result means. */
+  private async settle(taskId: string, value: unknown, last: UpstreamTaskView | undefined): Promise<NativeOutcome> {
+    if (!value || typeof value !== 'object' || Array.isArray(value)) return failed(`The upstream's tasks/result for task ${taskId} is not a result`);
+    let status = last;
+    if (!status || UPSTREAM_STATUS_TABLE[status.status].record === 'live') {
+      const polled = await this.request('tasks/get', { taskId }, this.limits.resultGraceMs);
+      const task = polled.ok ? parseTask(polled.value) : undefined;
+      status = task && typeof task !== 'string' ? task : undefined;
+    }
+    // A result is a terminal task's: an upstream that cannot say which kind ended it completed.
+    return this.fromStatus(status && UPSTREAM_STATUS_TABLE[status.status].record !== 'live' ? status : { taskId, status: 'completed' }, ownResult(value as Record<string, unknown>));
+  }
+
+  /** tasks/result answered an error: a failed or cancelled task answers so; anything else is the upstream's fault. */
+  private async settleError(taskId: string, error: UpstreamRpcError, last: UpstreamTaskView | undefined): Promise<NativeOutcome> {
+    if (last && UPSTREAM_STATUS_TABLE[last.status].record !== 'live') return this.fromStatus(last, undefined);
+    const polled = await this.request('tasks/get', { taskId }, this.limits.resultGraceMs);
+    const task = polled.ok ? parseTask(polled.value) : undefined;
+    if (task && typeof task !== 'string' && (task.status === 'cancelled' || task.status === 'failed')) return this.fromStatus(task, undefined);
+    const message = error.message.replace(SDK_PREFIXES, '');
+    if (!polled.ok && polled.error instanceof UpstreamRpcError) return failed(`The upstream no longer knows task ${taskId} (tasks/result: ${error.code} ${message})`);
+    return { status: 'failed', error: error.toJsonRpc(), statusMessage: `The upstream's tasks/result for task ${taskId} failed: ${message}` };
+  }
+
+  /** The outcome a terminal upstream status maps to (src/mapping/upstream-statuses.ts). */
+  private fromStatus(task: UpstreamTaskView, result: Record<string, unknown> | undefined): NativeOutcome {
+    const record = UPSTREAM_STATUS_TABLE[task.status].record;
+    if (record === 'completed') return result ? { status: 'completed', result } : failed(`The upstream's task ${task.taskId} completed but tasks/result gave no result`);
+    if (record === 'cancelled') return { status: 'cancelled', statusMessage: task.statusMessage ?? 'The upstream cancelled its task' };
+    const why = task.statusMessage ?? (result ? textOf(result) : undefined) ?? 'no reason given';
+    return failed(`The upstream's task failed: ${why}`);
+  }
+
+  private unreachable(taskId: string, error: unknown): NativeOutcome {
+    const why = error instanceof Error ? error.message : String(error);
+    return failed(`The upstream became unreachable while it ran task ${taskId} (${this.limits.unreachableAttempts} attempts): ${why}`);
+  }
+
+  private async request(method: string, params: Record<string, unknown>, timeoutMs: number): Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }> {
+    try {
+      return { ok: true, value: await this.client.request({ method, params } as never, ANY_RESULT as never, { timeout: timeoutMs }) };
+    } catch (err) {
+      // No answer in time is the upstream's silence, not its answer: retried like a refused connection.
+      if (err instanceof McpError && err.code === SdkErrorCode.RequestTimeout) return { ok: false, error: new UnavailableError(`upstream (${method} timed out)`) };
+      return { ok: false, error: translateError(err) };
+    }
+  }
+}

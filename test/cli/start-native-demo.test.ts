@@ -1,0 +1,55 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { Sep2663Client, textOf } from '../support/sep2663-client.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** `start` with its arguments until `lines` lines are printed; the process is stopped afterwards. */
+async function startLines(args: string[], count: number): Promise<{ lines: string[]; stop: () => void }> {
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('SHIM_') && !['PORT', 'HOST', 'UPSTREAM_URL', 'REDIS_URL'].includes(name)),
+  );
+  const child = spawn(process.execPath, ['bin/mcp-tasks-shim.js', 'start', '--port', '0', ...args], { cwd: ROOT, env: inherited, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  const reader = createInterface({ input: child.stdout });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`only ${lines.length} lines within 20 s: ${lines.join(' | ')}`)), 20_000);
+    reader.on('line', (line) => {
+      lines.push(line);
+      if (lines.length === count) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  return { lines, stop: () => child.kill('SIGKILL') };
+}
+
+describe('start --demo native', () => {
+  it('fronts the demo upstream that runs tasks itself and says how each tool runs', { timeout: 40_000 }, async () => {
+    const { lines, stop } = await startLines(['--demo', 'native'], 5);
+    try {
+      expect(lines[1]).toMatch(/^ {2}upstream: http:\/\/\S+ \(demo native upstream\)$/);
+      expect(lines[2]).toBe('  protocol: 2025-11-25 (discovered), runs tool tasks itself (capabilities.tasks)');
+      expect(lines[3]).toBe('  native:   native_work (required), native_quick (optional), native_confirm (required), native_haiku (required), native_fail (required)');
+      const url = /listening on (\S+)/.exec(lines[0] ?? '')![1]!;
+      const c = new Sep2663Client(url);
+      const created = await c.createTask('native_work', { seconds: 0.2, label: 'demo' });
+      const done = await c.waitForStatus(created.taskId, 'completed');
+      expect(textOf(done.result)).toBe('Done demo');
+    } finally {
+      stop();
+    }
+  });
+
+  it('says when a pinned protocol does not match the upstream', { timeout: 40_000 }, async () => {
+    const { lines, stop } = await startLines(['--demo', 'native', '--upstream-protocol', '2026-07-28'], 4);
+    try {
+      expect(lines[2]).toBe('  protocol: 2026-07-28 (pinned); the upstream did not answer server/discover');
+    } finally {
+      stop();
+    }
+  });
+});
