@@ -94,8 +94,9 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
       })
     : undefined;
   const queue: WorkQueue = redisQueue ?? new InProcessQueue(config.workerConcurrency);
+  const streams = new OpenStreams({ maxStreamBytes: config.maxStreamBufferBytes, maxTotalBytes: config.maxStreamBufferTotalBytes });
   // Before anything uses the store: task lifecycles are recorded at it (docs/dashboard.md).
-  const observability = createObservability({ config, store, queue, log });
+  const observability = createObservability({ config, store, queue, log, streamBufferedBytes: () => streams.budget.bufferedBytes });
   const pool = new UpstreamPool({
     url: config.upstreamUrl,
     headers: config.upstreamHeaders,
@@ -138,7 +139,6 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     maxTtlMs: config.maxTtlMs,
     pollIntervalMs: config.pollIntervalMs,
   });
-  const streams = new OpenStreams();
   let draining = false;
   const runner = new TaskRunner({
     store,

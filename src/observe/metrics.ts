@@ -13,6 +13,8 @@ export interface MetricsOptions {
   queueDepth: () => Promise<number>;
   /** Unflushed recording events, read at scrape time. */
   pendingEvents: () => number;
+  /** Unsent bytes of this replica's SSE streams, read at scrape time. */
+  streamBufferedBytes?: () => number;
 }
 
 /** A legacy session counts as active on this replica for this long after its last request. */
@@ -98,6 +100,15 @@ export class ShimMetrics {
       registers,
       collect() {
         this.set(options.pendingEvents());
+      },
+    });
+    const buffered = options.streamBufferedBytes;
+    new Gauge({
+      name: 'mcp_shim_stream_buffered_bytes',
+      help: 'Bytes written to SSE streams on this replica that their clients have not read yet (bounded: docs/security.md)',
+      registers,
+      collect() {
+        this.set(buffered?.() ?? 0);
       },
     });
     new Gauge({

@@ -202,6 +202,7 @@ export class LegacyAdapter implements LegacyEndpoint {
   private async result(session: SessionRecord, request: JsonRpcRequest): Promise<Reply> {
     const { taskId } = parseParams(TaskIdParams, request.params);
     await this.methods.touch(session, taskId);
+    this.deps.streams.budget.admit();
     const slot = await this.deps.service.limits.openStream(session.principal);
     return { kind: 'stream', serve: (response) => serveResultStream(this.deps, session, response, taskId, request.id, slot) };
   }
@@ -212,6 +213,7 @@ export class LegacyAdapter implements LegacyEndpoint {
     const log = typeof lastEventId === 'string' && lastEventId !== '' ? await this.deps.sessions.eventsAfter(session.sessionId, lastEventId) : undefined;
     let slot: StreamSlot;
     try {
+      this.deps.streams.budget.admit();
       slot = await this.deps.service.limits.openStream(session.principal);
     } catch (err) {
       if (err instanceof LimitExceededError) return json(429, errorResponse(null, err));
