@@ -26,6 +26,7 @@ import { RedisSessionStore } from './session/redis-session-store.js';
 import type { SessionStore } from './session/session-store.js';
 import { LegacyAdapter } from './wire/legacy/endpoint.js';
 import { Passthrough } from './wire/legacy/passthrough.js';
+import { SessionReaper } from './wire/legacy/session-reaper.js';
 import { Sep2663Handler } from './wire/sep2663/handler.js';
 
 export interface Shim {
@@ -117,6 +118,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     {
       maxOpenTasks: config.maxOpenTasksPerPrincipal,
       maxOpenStreams: config.maxOpenStreamsPerPrincipal,
+      maxSessions: config.maxSessionsPerPrincipal,
       // Renewed on every keep-alive: a stream of a replica that died stops counting after three missed ones.
       streamLeaseMs: 3 * config.listenKeepAliveMs,
     },
@@ -184,6 +186,14 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     streams,
     hooks: observability.legacyHooks,
   });
+  // Lapsed sessions' upstream sessions are closed from whichever api replica sweeps first.
+  const reaper = new SessionReaper({
+    sessions,
+    limits,
+    upstream: { upstreamUrl: config.upstreamUrl, upstreamHeaders: config.upstreamHeaders },
+    idleTtlMs: config.sessionIdleTtlMs,
+  });
+  if (config.role !== 'worker') reaper.start();
   const handleMcp = config.role === 'worker' ? notServedHere : createMcpEndpoint({
     sep2663,
     legacy,
@@ -215,6 +225,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     server,
     store,
     async close() {
+      reaper.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
@@ -230,6 +241,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
       // Not ready at once, so that load balancers stop sending; until the running jobs are done the
       // replica still answers whatever reaches it, each answer closing its connection.
       draining = true;
+      reaper.stop();
       const deadline = Date.now() + graceMs;
       streams.endAll();
       await queue.drain(graceMs);

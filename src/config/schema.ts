@@ -74,6 +74,8 @@ export const ConfigSchema = z.strictObject({
   maxOpenTasksPerPrincipal: z.number().int().min(0).max(1_000_000),
   /** Open listen, GET and tasks/result streams one principal may hold, fleet-wide; 0: no limit. */
   maxOpenStreamsPerPrincipal: z.number().int().min(0).max(1_000_000),
+  /** Legacy sessions one principal may hold, fleet-wide; 0: no limit. */
+  maxSessionsPerPrincipal: z.number().int().min(0).max(1_000_000),
   /** Unsent bytes one SSE stream may hold before it is closed (docs/decisions/stream-backpressure.md). */
   maxStreamBufferBytes: z.number().int().min(64 * 1024).max(1024 * 1024 * 1024),
   /** Unsent bytes all SSE streams of a replica may hold before new ones are refused and lagging ones closed. */
@@ -120,6 +122,7 @@ export const DEFAULT_CONFIG: ShimConfig = {
   maxListenTaskIds: 100,
   maxOpenTasksPerPrincipal: 1_000,
   maxOpenStreamsPerPrincipal: 1_000,
+  maxSessionsPerPrincipal: 1_000,
   maxStreamBufferBytes: 4 * 1024 * 1024,
   maxStreamBufferTotalBytes: 64 * 1024 * 1024,
   shutdownGraceMs: 25_000,

@@ -13,6 +13,7 @@ import { initialize } from './initialize.js';
 import type { ForwardRoute } from './passthrough.js';
 import { SessionCache } from './session-cache.js';
 import { rewriteToolsList } from './tools-list.js';
+import { deleteUpstreamSession } from './upstream-http.js';
 import { serveGetStream, serveResultStream } from './streams.js';
 import { LegacyTaskMethods, parseParams } from './task-methods.js';
 import { TaskIdParams } from '../task-id.js';
@@ -113,9 +114,8 @@ export class LegacyAdapter implements LegacyEndpoint {
     if (req.method === 'DELETE') {
       this.sessions.forget(session.sessionId);
       await this.deps.sessions.delete(session.sessionId);
-      if (session.upstreamSessionId) {
-        void fetch(this.deps.upstreamUrl, { method: 'DELETE', headers: { ...this.deps.upstreamHeaders, 'mcp-session-id': session.upstreamSessionId } }).catch(() => undefined);
-      }
+      void this.deps.service.limits.releaseSession(session.principal, session.sessionId).catch(() => undefined);
+      if (session.upstreamSessionId) void deleteUpstreamSession(this.deps, session.upstreamSessionId).catch(() => undefined);
       return { kind: 'empty', status: 200 };
     }
     return { kind: 'empty', status: 405, headers: { allow: 'GET, POST, DELETE' } };
