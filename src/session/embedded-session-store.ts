@@ -52,9 +52,9 @@ export class EmbeddedSessionStore implements SessionStore {
     this.maxEvents = positive('maxEvents', options.maxEvents ?? DEFAULT_MAX_EVENTS);
   }
 
-  /** Sessions with anything left (a record, index entries, watches or logs), for leak checks. */
+  /** Sessions with anything left (a record, index entries, watches, logs, or a deadline not swept yet), for leak checks. */
   get size(): number {
-    return this.sessions.size + this.resultStreams.size;
+    return this.sessions.size + this.resultStreams.size + this.due.size;
   }
 
   async create(session: SessionRecord, idleTtlMs: number): Promise<void> {
@@ -271,6 +271,7 @@ export class EmbeddedSessionStore implements SessionStore {
     this.resultTimers.clear();
     this.sessions.clear();
     this.resultStreams.clear();
+    this.due.clear();
   }
 
   private bucket(sessionId: string, create: true): Bucket;
