@@ -76,7 +76,7 @@ async function notServedHere(_req: IncomingMessage, res: ServerResponse): Promis
 export async function startShim(config: ShimConfig & { upstreamUrl: string }, options: ShimOptions = {}): Promise<Shim> {
   const log = options.log ?? ((message) => console.error(message));
   // First: key material that cannot be read stops the start before anything is connected.
-  const authenticate = await createAuthenticator(config.auth);
+  const authenticate = await createAuthenticator(config.auth, { anonymousPrincipal: config.anonymousPrincipal, trustProxy: config.trustProxy });
   const redisStore = config.redisUrl
     ? new RedisTaskStore({ url: config.redisUrl, cluster: config.redisCluster, prefix: config.redisPrefix })
     : undefined;

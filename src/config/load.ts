@@ -32,6 +32,8 @@ const ENV_KEYS: ReadonlyArray<[string, keyof ShimConfig, Kind]> = [
   ['SHIM_MAX_LISTEN_TASK_IDS', 'maxListenTaskIds', 'int'],
   ['SHIM_MAX_OPEN_TASKS_PER_PRINCIPAL', 'maxOpenTasksPerPrincipal', 'int'],
   ['SHIM_MAX_OPEN_STREAMS_PER_PRINCIPAL', 'maxOpenStreamsPerPrincipal', 'int'],
+  ['SHIM_ANONYMOUS_PRINCIPAL', 'anonymousPrincipal', 'string'],
+  ['SHIM_TRUST_PROXY', 'trustProxy', 'bool'],
   ['SHIM_MAX_SESSIONS_PER_PRINCIPAL', 'maxSessionsPerPrincipal', 'int'],
   ['SHIM_MAX_STREAM_BUFFER_BYTES', 'maxStreamBufferBytes', 'int'],
   ['SHIM_MAX_STREAM_BUFFER_TOTAL_BYTES', 'maxStreamBufferTotalBytes', 'int'],
@@ -70,6 +72,8 @@ const FLAGS = {
   'max-open-streams': { type: 'string' },
   'shutdown-grace-ms': { type: 'string' },
   'max-sessions': { type: 'string' },
+  'anonymous-principal': { type: 'string' },
+  'trust-proxy': { type: 'boolean' },
   'max-stream-buffer': { type: 'string' },
   'max-stream-buffer-total': { type: 'string' },
   ...AUTH_FLAGS,
@@ -120,6 +124,8 @@ export function loadConfig({ argv, env, base = {} }: LoadInput): Loaded {
   if (flags['job-lock-ms'] !== undefined) setParsed(raw, 'jobLockMs', parseValue('--job-lock-ms', flags['job-lock-ms'], 'int', problems));
   if (flags['max-open-tasks'] !== undefined) setParsed(raw, 'maxOpenTasksPerPrincipal', parseValue('--max-open-tasks', flags['max-open-tasks'], 'int', problems));
   if (flags['max-open-streams'] !== undefined) setParsed(raw, 'maxOpenStreamsPerPrincipal', parseValue('--max-open-streams', flags['max-open-streams'], 'int', problems));
+  if (flags['anonymous-principal'] !== undefined) raw.anonymousPrincipal = flags['anonymous-principal'];
+  if (flags['trust-proxy'] !== undefined) raw.trustProxy = flags['trust-proxy'];
   if (flags['max-sessions'] !== undefined) setParsed(raw, 'maxSessionsPerPrincipal', parseValue('--max-sessions', flags['max-sessions'], 'int', problems));
   if (flags['max-stream-buffer'] !== undefined) setParsed(raw, 'maxStreamBufferBytes', parseValue('--max-stream-buffer', flags['max-stream-buffer'], 'int', problems));
   if (flags['max-stream-buffer-total'] !== undefined) setParsed(raw, 'maxStreamBufferTotalBytes', parseValue('--max-stream-buffer-total', flags['max-stream-buffer-total'], 'int', problems));

@@ -88,6 +88,10 @@ export const ConfigSchema = z.strictObject({
   /** Origins allowed to call /mcp from a browser. A request without Origin is always allowed. */
   allowedOrigins: z.array(z.string()),
   auth: AuthSchema,
+  /** In auth mode none: `shared` (every client is `anonymous`) or `per-address` (`anonymous@<client address>`). */
+  anonymousPrincipal: z.enum(['shared', 'per-address'], { error: 'must be shared or per-address' }),
+  /** A proxy in front of the shim appends the client's address to X-Forwarded-For. */
+  trustProxy: z.boolean(),
   /** Sent with every request to the upstream: the shim's own credentials there (names lower-cased). */
   upstreamHeaders: UpstreamHeadersSchema,
   serverName: z.string().min(1),
@@ -97,6 +101,7 @@ export const ConfigSchema = z.strictObject({
   .refine((c) => c.defaultTtlMs <= c.maxTtlMs, { message: 'defaultTtlMs must not exceed maxTtlMs', path: ['defaultTtlMs'] })
   .superRefine(checkCutover)
   .superRefine((c, ctx) => {
+    if (c.anonymousPrincipal !== 'shared' && c.auth.mode !== 'none') ctx.addIssue({ code: 'custom', message: `applies to auth mode none only, not ${c.auth.mode}`, path: ['anonymousPrincipal'] });
     if (c.redisCluster && !c.redisUrl) ctx.addIssue({ code: 'custom', message: 'a Redis Cluster needs its seed node URLs in redisUrl', path: ['redisCluster'] });
     if (!c.redisCluster && c.redisUrl?.includes(',')) ctx.addIssue({ code: 'custom', message: 'several URLs are seed nodes of a Redis Cluster: set redisCluster too', path: ['redisUrl'] });
     // Without Redis there is no shared queue: an api replica's jobs would never run, a worker would have none.
@@ -130,6 +135,8 @@ export const DEFAULT_CONFIG: ShimConfig = {
   jobLockMs: 30_000,
   allowedOrigins: [],
   auth: { mode: 'none' },
+  anonymousPrincipal: 'shared',
+  trustProxy: false,
   upstreamHeaders: {},
   serverName: 'mcp-tasks-shim',
   serverVersion: '0.1.0',
