@@ -97,7 +97,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   const queue: WorkQueue = redisQueue ?? new InProcessQueue(config.workerConcurrency);
   const streams = new OpenStreams({ maxStreamBytes: config.maxStreamBufferBytes, maxTotalBytes: config.maxStreamBufferTotalBytes });
   // Before anything uses the store: task lifecycles are recorded at it (docs/dashboard.md).
-  const observability = createObservability({ config, store, queue, log, streamBufferedBytes: () => streams.budget.bufferedBytes });
+  const observability = createObservability({ config, store, queue, log, streamBudget: streams.budget });
   const pool = new UpstreamPool({
     url: config.upstreamUrl,
     headers: config.upstreamHeaders,

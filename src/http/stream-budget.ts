@@ -18,12 +18,18 @@ export interface StreamBudgetSettings {
  */
 export class StreamBudget {
   private total = 0;
+  private cuts = 0;
 
   constructor(readonly settings: StreamBudgetSettings) {}
 
   /** Unsent bytes of all open streams, as last measured (after each write, drain and keep-alive). */
   get bufferedBytes(): number {
     return this.total;
+  }
+
+  /** Streams closed so far because their clients did not read fast enough. */
+  get cutStreams(): number {
+    return this.cuts;
   }
 
   get overTotal(): boolean {
@@ -43,6 +49,11 @@ export class StreamBudget {
   /** @internal A stream's unsent byte count changed by `delta`. */
   add(delta: number): void {
     this.total += delta;
+  }
+
+  /** @internal A stream was closed for its slow reader. */
+  counted(): void {
+    this.cuts++;
   }
 }
 
@@ -98,14 +109,17 @@ export class BudgetedStream {
   /**
    * The keep-alive tick: a comment when the stream is idle; nothing when data is still on its way
    * (that data keeps proxies open), unless nothing of it was read since the last tick, which
-   * closes the stream (a client that stopped reading).
+   * closes the stream (a client that stopped reading). An ended stream whose last bytes are not
+   * read yet is watched the same way, so that it cannot hold them forever. False once closed.
    */
   keepAlive(comment = ': keep-alive\n\n'): boolean {
-    if (this.closed) return false;
+    if (this.ended || this.res.destroyed) return false;
     const unsent = this.res.writableLength;
-    if (!this.behind) {
+    const finishing = this.res.writableEnded;
+    if (finishing ? unsent === 0 : !this.behind) {
       this.atLastTick = -1;
-      return this.write(comment);
+      this.addedSinceTick = 0;
+      return finishing || this.write(comment);
     }
     // Read since the last tick: what was unsent then, plus what was added, minus what is unsent now.
     if (this.atLastTick >= 0 && this.atLastTick + this.addedSinceTick - unsent <= 0) {
@@ -154,6 +168,8 @@ export class BudgetedStream {
 
   /** Drops the connection and what it holds unsent: the client reconnects when it reads again. */
   cut(): void {
+    if (this.closed) return;
+    this.budget.counted();
     this.res.destroy();
   }
 

@@ -13,8 +13,8 @@ export interface MetricsOptions {
   queueDepth: () => Promise<number>;
   /** Unflushed recording events, read at scrape time. */
   pendingEvents: () => number;
-  /** Unsent bytes of this replica's SSE streams, read at scrape time. */
-  streamBufferedBytes?: () => number;
+  /** This replica's SSE stream budget (src/http/stream-budget.ts), read at scrape time. */
+  streamBudget?: { bufferedBytes: number; cutStreams: number };
 }
 
 /** A legacy session counts as active on this replica for this long after its last request. */
@@ -102,13 +102,22 @@ export class ShimMetrics {
         this.set(options.pendingEvents());
       },
     });
-    const buffered = options.streamBufferedBytes;
+    const budget = options.streamBudget;
     new Gauge({
       name: 'mcp_shim_stream_buffered_bytes',
       help: 'Bytes written to SSE streams on this replica that their clients have not read yet (bounded: docs/security.md)',
       registers,
       collect() {
-        this.set(buffered?.() ?? 0);
+        this.set(budget?.bufferedBytes ?? 0);
+      },
+    });
+    new Counter({
+      name: 'mcp_shim_stream_cuts_total',
+      help: 'SSE streams this replica closed because their clients did not read fast enough',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(budget?.cutStreams ?? 0);
       },
     });
     new Gauge({

@@ -32,8 +32,8 @@ export interface ObservabilityOptions {
   store: TaskStore;
   queue: WorkQueue;
   log: (message: string) => void;
-  /** Unsent bytes of this replica's SSE streams, read at scrape time. */
-  streamBufferedBytes?: () => number;
+  /** This replica's SSE stream budget, read at scrape time. */
+  streamBudget?: { bufferedBytes: number; cutStreams: number };
   /** Overrides for tests. */
   flushMs?: number;
 }
@@ -54,7 +54,7 @@ export function createObservability(options: ObservabilityOptions): Observabilit
     queueDepth: () => queue.depth(),
     // Read at scrape time, once the recorder exists.
     pendingEvents: (): number => recorder.pending,
-    streamBufferedBytes: options.streamBufferedBytes,
+    streamBudget: options.streamBudget,
   });
   const controls = new CutoverControls(config);
   const reports = new Reports(aggregates, controls);

@@ -6,8 +6,8 @@ import type { SessionStore, StreamEvent, StreamMeta } from '../../session/sessio
  * One SSE stream of a legacy session. Every event gets a shim-assigned id and goes into the
  * session's shared log first, so a client may resume it with `Last-Event-ID` on any replica.
  * Writes are serialised: the log order is the wire order. Every write goes through the replica's
- * stream budget: a client too slow for its stream loses the connection, not an event, since it
- * resumes from the log.
+ * stream budget and waits for the client to read the one before: a client that stops reading
+ * loses the connection, not an event, since it resumes from the log.
  */
 export class SessionStream {
   private chain: Promise<void> = Promise.resolve();
@@ -76,6 +76,9 @@ export class SessionStream {
     const next = this.chain.then(async () => {
       if (this.closed) return;
       const eventId = await this.sessions.appendEvent(this.sessionId, this.streamId, data);
+      // One event at a time, as fast as the client reads; a client that stops reading is cut by
+      // the keep-alive's stall check, and the logged event reaches it when it resumes.
+      if (this.out.behind && !(await this.out.drained())) return;
       this.raw(eventId, data);
     });
     this.chain = next.catch(() => undefined);

@@ -1,6 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useStack } from '../../support/e2e-stack.js';
+import { LegacySession } from '../../support/legacy-client.js';
 import type { ShimProcess } from '../../support/shim-process.js';
 import { buildRequest, pollUntil, Sep2663Client, textOf, type Json } from '../../support/sep2663-client.js';
 
@@ -31,9 +32,14 @@ async function bigTasks(shim: ShimProcess, count: number): Promise<string[]> {
 }
 
 /** A listen sent on a raw socket that never reads what comes back. */
-async function stalledListen(shim: ShimProcess, taskIds: string[]): Promise<Socket> {
+function stalledListen(shim: ShimProcess, taskIds: string[]): Promise<Socket> {
   const { headers, body } = buildRequest('subscriptions/listen', { notifications: { taskIds } });
-  const text = JSON.stringify(body);
+  return stalledRequest(shim, 'POST', headers, body);
+}
+
+/** A request sent on a raw socket that never reads the answer. */
+async function stalledRequest(shim: ShimProcess, method: 'GET' | 'POST', headers: Record<string, string>, body?: unknown): Promise<Socket> {
+  const text = body === undefined ? '' : JSON.stringify(body);
   const url = new URL(shim.url);
   const socket = connect({ host: url.hostname, port: Number(url.port) });
   await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
@@ -41,21 +47,27 @@ async function stalledListen(shim: ShimProcess, taskIds: string[]): Promise<Sock
   const head = Object.entries({ ...headers, host: url.host, 'content-length': String(Buffer.byteLength(text)) })
     .map(([name, value]) => `${name}: ${value}`)
     .join('\r\n');
-  socket.write(`POST ${url.pathname} HTTP/1.1\r\n${head}\r\n\r\n${text}`);
+  socket.write(`${method} ${url.pathname} HTTP/1.1\r\n${head}\r\n\r\n${text}`);
   return socket;
 }
 
-/** Reads what the socket still has and resolves with its byte count once the peer closed it (bounded). */
+/**
+ * Reads what the socket still has and resolves, once the peer closed it (bounded), with the bytes
+ * that reached the client: what the kernel took before the client stopped reading.
+ */
 function readToClose(socket: Socket, timeoutMs = 10_000): Promise<number> {
   return new Promise((resolve, reject) => {
-    let bytes = 0;
+    socket.on('error', () => undefined);
+    if (socket.destroyed) {
+      resolve(socket.bytesRead);
+      return;
+    }
     const timer = setTimeout(() => reject(new Error(`the shim kept the stalled stream open for ${timeoutMs} ms`)), timeoutMs);
-    socket.on('data', (chunk: Buffer) => (bytes += chunk.length));
+    socket.on('data', () => undefined);
     socket.once('close', () => {
       clearTimeout(timer);
-      resolve(bytes);
+      resolve(socket.bytesRead);
     });
-    socket.on('error', () => undefined);
     socket.resume();
   });
 }
@@ -63,6 +75,9 @@ function readToClose(socket: Socket, timeoutMs = 10_000): Promise<number> {
 interface StreamFigures {
   buffered: number;
   listens: number;
+  gets: number;
+  /** Streams the replica closed for their slow readers, so far. */
+  cuts: number;
 }
 
 async function figures(shim: ShimProcess): Promise<StreamFigures> {
@@ -71,7 +86,24 @@ async function figures(shim: ShimProcess): Promise<StreamFigures> {
   return {
     buffered: value(/^mcp_shim_stream_buffered_bytes(?:\{[^}]*\})? (\d+)$/m),
     listens: value(/^mcp_shim_open_streams\{[^}]*kind="listen"[^}]*\} (\d+)$/m),
+    gets: value(/^mcp_shim_open_streams\{[^}]*kind="legacy-get"[^}]*\} (\d+)$/m),
+    cuts: value(/^mcp_shim_stream_cuts_total(?:\{[^}]*\})? (\d+)$/m),
   };
+}
+
+/** Samples the figures until the replica has closed one more stream than `before`; returns every sample. */
+async function untilCut(shim: ShimProcess, before: number): Promise<StreamFigures[]> {
+  const seen: StreamFigures[] = [];
+  await pollUntil(
+    async () => {
+      const now = await figures(shim);
+      seen.push(now);
+      return now;
+    },
+    (now) => now.cuts === before + 1,
+    { timeoutMs: 15_000, intervalMs: 25 },
+  );
+  return seen;
 }
 
 describe('SSE streams of clients that do not read (backpressure, docs/security.md)', () => {
@@ -82,21 +114,13 @@ describe('SSE streams of clients that do not read (backpressure, docs/security.m
 
   it('closes a listen whose client stops reading, with at most one frame and the per-stream bound unsent meanwhile', async () => {
     const shim = stack.shim();
+    const before = (await figures(shim)).cuts;
     const socket = await stalledListen(shim, taskIds);
-    const seen: StreamFigures[] = [];
-    await pollUntil(
-      async () => {
-        const now = await figures(shim);
-        seen.push(now);
-        return now;
-      },
-      (now) => now.listens === 0 && seen.some((earlier) => earlier.listens === 1),
-      { timeoutMs: 15_000, intervalMs: 25 },
-    );
+    const seen = await untilCut(shim, before);
     const mostBuffered = Math.max(...seen.map((each) => each.buffered));
     // One snapshot frame (about RESULT_CHARS) may be in flight; the 20 MB of snapshots never are.
     expect(mostBuffered).toBeLessThanOrEqual(MAX_STREAM_BYTES + RESULT_CHARS + 4 * KIB);
-    expect((await figures(shim)).buffered).toBe(0);
+    expect(await figures(shim)).toMatchObject({ buffered: 0, listens: 0 });
     // What the kernel took before the client stopped reading arrives; the rest was never sent.
     const received = await readToClose(socket);
     expect(received).toBeLessThan((TASKS / 2) * RESULT_CHARS);
@@ -115,6 +139,37 @@ describe('SSE streams of clients that do not read (backpressure, docs/security.m
     listen.close();
     expect([...received.keys()].sort()).toEqual([...taskIds].sort());
     for (const length of received.values()) expect(length).toBeGreaterThan(RESULT_CHARS);
+  }, 60_000);
+
+  it('closes a legacy GET stream whose client never reads its ~1 MB pushes, and delivers them all to a client that reads', async () => {
+    const shim = stack.shim();
+    const session = await LegacySession.open(shim.url);
+    const asks = 6;
+    const taskIds: string[] = [];
+    for (let i = 0; i < asks; i++) {
+      const created = await session.result('tools/call', { name: 'confirm_delete', arguments: { filename: `${i}`.repeat(RESULT_CHARS) }, task: {} });
+      taskIds.push(created.task.taskId as string);
+    }
+    for (const taskId of taskIds) await pollUntil(() => session.result('tasks/get', { taskId }), (task: Json) => task.status === 'input_required');
+
+    const before = (await figures(shim)).cuts;
+    const socket = await stalledRequest(shim, 'GET', session.headers({ accept: 'text/event-stream' }));
+    const seen = await untilCut(shim, before);
+    expect(Math.max(...seen.map((each) => each.buffered))).toBeLessThanOrEqual(MAX_STREAM_BYTES + RESULT_CHARS + 4 * KIB);
+    expect(await figures(shim)).toMatchObject({ buffered: 0, gets: 0 });
+    expect(await readToClose(socket)).toBeLessThan(asks * RESULT_CHARS);
+
+    // Nothing was lost: pushes the cut stream claimed go out on the next one.
+    const stream = session.openGetStream();
+    const pushed = await pollUntil(
+      async () => stream.events.filter((event) => event.message?.method === 'elicitation/create').length,
+      (count) => count === asks,
+      { timeoutMs: 15_000, intervalMs: 50 },
+    );
+    expect(pushed).toBe(asks);
+    stream.close();
+    for (const taskId of taskIds) await session.result('tasks/cancel', { taskId });
+    await session.delete();
   }, 60_000);
 
   it('refuses a new stream with HTTP 429 -32012 while the replica holds more unsent stream bytes than its total, and accepts one again once they are gone', async () => {
