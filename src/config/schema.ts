@@ -76,7 +76,7 @@ export const ConfigSchema = z.strictObject({
   maxOpenStreamsPerPrincipal: z.number().int().min(0).max(1_000_000),
   /** Legacy sessions one principal may hold, fleet-wide; 0: no limit. */
   maxSessionsPerPrincipal: z.number().int().min(0).max(1_000_000),
-  /** Unsent bytes one SSE stream may hold before it is closed (docs/decisions/stream-backpressure.md). */
+  /** Unsent bytes one SSE stream may hold before it is closed (docs/decisions/0011-stream-backpressure.md). */
   maxStreamBufferBytes: z.number().int().min(64 * 1024).max(1024 * 1024 * 1024),
   /** Unsent bytes all SSE streams of a replica may hold before new ones are refused and lagging ones closed. */
   maxStreamBufferTotalBytes: z.number().int().min(64 * 1024).max(64 * 1024 * 1024 * 1024),

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { LimitExceededError } from '../core/errors.js';
 
-/** Bytes an SSE stream may leave unsent in this process (docs/decisions/stream-backpressure.md). */
+/** Bytes an SSE stream may leave unsent in this process (docs/decisions/0011-stream-backpressure.md). */
 export interface StreamBudgetSettings {
   /** A frame due on a stream with more than this unsent closes the stream instead. */
   maxStreamBytes: number;
