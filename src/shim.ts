@@ -1,8 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { redactUrl } from './config/redact.js';
 import type { ShimConfig } from './config/schema.js';
 import { systemClock } from './core/ports.js';
 import { PrincipalLimits } from './core/limits.js';
+import { policyTable, type PolicyTable } from './core/policy-table.js';
 import { StepwiseIntake, type TaskIntake } from './core/task-intake.js';
 import { TaskService } from './core/task-service.js';
 import { InProcessQueue } from './execution/in-process-queue.js';
@@ -42,6 +44,8 @@ export interface Shim {
    * the rest released.
    */
   shutdown(options: { graceMs: number }): Promise<void>;
+  /** Every upstream tool's effective policy and its source, from the tool catalog (bounded wait). */
+  policies(): Promise<PolicyTable>;
 }
 
 export interface ShimOptions {
@@ -52,6 +56,8 @@ export interface ShimOptions {
 export const MCP_PATH = '/mcp';
 
 const STORE_READY_MS = 10_000;
+/** How long the policy table waits for the upstream's tools/list. */
+const POLICY_LISTING_MS = 5_000;
 
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -61,6 +67,16 @@ function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promi
       timer = setTimeout(() => reject(new Error(message)), ms);
     }),
   ]).finally(() => clearTimeout(timer));
+}
+
+/** What an operator needs when Redis does not answer at start: where, how long we waited, what to check. */
+function storeUnreachable(config: ShimConfig): string {
+  const where = config.redisUrl ? `Redis at ${redactUrl(config.redisUrl)}` : 'the task store';
+  return (
+    `${where} did not answer within ${STORE_READY_MS / 1000} s. Check that Redis runs and listens there, that this host can reach ` +
+    'it (address, port, firewall), the password in the URL, rediss:// if it needs TLS' +
+    (config.redisCluster ? ', and that the seeds are nodes of a Redis Cluster' : '')
+  );
 }
 
 /** A `worker` replica answers MCP requests with a 404 that says where they belong. */
@@ -97,7 +113,12 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   const queue: WorkQueue = redisQueue ?? new InProcessQueue(config.workerConcurrency);
   const streams = new OpenStreams({ maxStreamBytes: config.maxStreamBufferBytes, maxTotalBytes: config.maxStreamBufferTotalBytes });
   // Before anything uses the store: task lifecycles are recorded at it (docs/dashboard.md).
-  const observability = createObservability({ config, store, queue, log, streamBudget: streams.budget });
+  // The table reads the catalog built below; it is only called once the shim is up.
+  const describePolicies = async (): Promise<PolicyTable> => {
+    const tools = await withTimeout(catalog.all(), POLICY_LISTING_MS, `the upstream did not list its tools within ${POLICY_LISTING_MS / 1000} s`);
+    return policyTable(tools, catalog.declaresTasks(), policies);
+  };
+  const observability = createObservability({ config, store, queue, log, policies: describePolicies, streamBudget: streams.budget });
   const pool = new UpstreamPool({
     url: config.upstreamUrl,
     headers: config.upstreamHeaders,
@@ -105,7 +126,10 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     // As many as the worker runs at once, plus a few for discovery and translated requests.
     maxIdle: config.workerConcurrency + 8,
   });
-  const catalog = new CachedToolCatalog(() => pool.listTools());
+  const catalog = new CachedToolCatalog(
+    () => pool.listTools(),
+    () => pool.capabilities(),
+  );
   const policies = {
     configured: Object.fromEntries(
       Object.entries(config.policies.tools).map(([tool, p]) => [tool, typeof p === 'string' ? { mode: p } : p]),
@@ -149,7 +173,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   });
   // Changes published before the subscription is live would be lost to the first watchers; a
   // store that cannot subscribe within the bound is unreachable, and we say so instead of hanging.
-  await withTimeout(store.subscriptionReady(), STORE_READY_MS, `the task store did not answer within ${STORE_READY_MS / 1000} s`).catch(
+  await withTimeout(store.subscriptionReady(), STORE_READY_MS, storeUnreachable(config)).catch(
     async (err: unknown) => {
       await Promise.allSettled([store.close(), sessions.close(), queue.close(0), pool.close()]);
       throw err;
@@ -224,6 +248,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     url: `http://${host}:${port}${config.role === 'worker' ? '/' : MCP_PATH}`,
     server,
     store,
+    policies: describePolicies,
     async close() {
       reaper.stop();
       await new Promise<void>((resolve) => {

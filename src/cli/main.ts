@@ -1,7 +1,10 @@
 import { ConfigError, loadConfig } from '../config/load.js';
+import { redactUrl } from '../config/redact.js';
 import type { ShimConfig } from '../config/schema.js';
 import { DEMO_TOOL_POLICIES } from '../demo-upstream/policies.js';
 import type { Shim } from '../shim.js';
+import { policyLines } from './policy-lines.js';
+import { packageVersion } from './version.js';
 
 const USAGE = `Usage:
   mcp-tasks-shim start [options]                 the shim + the demo upstream on one port (npm start)
@@ -41,6 +44,7 @@ Options:
   --max-stream-buffer N  unsent bytes one SSE stream may hold before it is closed (default 4194304, env SHIM_MAX_STREAM_BUFFER_BYTES)
   --max-stream-buffer-total N  unsent SSE bytes per replica before new streams are refused (default 67108864, env SHIM_MAX_STREAM_BUFFER_TOTAL_BYTES)
   -h, --help        this text
+  -v, --version     the installed version
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -48,6 +52,10 @@ async function main(argv: string[]): Promise<number> {
   if (command === undefined || command === '-h' || command === '--help' || command === 'help') {
     process.stdout.write(USAGE);
     return command === undefined ? 2 : 0;
+  }
+  if (command === '-v' || command === '--version' || command === 'version') {
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
   }
   if (command === 'codemod') return (await import('../../codemods/index.js')).runCodemodCli(rest);
   if (command !== 'start' && command !== 'serve') {
@@ -98,9 +106,13 @@ async function main(argv: string[]): Promise<number> {
     );
   }
   process.stdout.write(`mcp-tasks-shim listening on ${shim.url}\n`);
+  process.stdout.write(`  version:  ${packageVersion()}\n`);
   process.stdout.write(`  upstream: ${upstreamUrl}${demo ? ' (demo upstream)' : ''}\n`);
   if (config.role !== 'all') process.stdout.write(`  role:     ${config.role === 'api' ? 'api (serves /mcp; workers run its task jobs)' : 'worker (runs task jobs; no /mcp)'}\n`);
-  process.stdout.write(`  store:    ${config.redisUrl ? `redis ${redact(config.redisUrl)}` : 'embedded (single process)'}\n`);
+  process.stdout.write(`  store:    ${config.redisUrl ? `redis ${redactUrl(config.redisUrl)}${config.redisCluster ? ' (cluster)' : ''}` : 'embedded (single process)'}\n`);
+  process.stdout.write(`  auth:     ${config.auth.mode}\n`);
+  // A worker plans no calls: the table is the replicas' that serve /mcp.
+  if (config.role !== 'worker') announcePolicies(shim);
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGTERM', resolve);
@@ -125,8 +137,35 @@ async function main(argv: string[]): Promise<number> {
 /** What closing the stores and connections may take after the grace period. */
 const SHUTDOWN_MARGIN_MS = 10_000;
 
-function redact(url: string): string {
-  return url.replace(/\/\/[^@/]*@/g, '//***@');
+/** How often the start-up lines ask again for the policy table of an upstream that did not answer. */
+const POLICY_RETRY_MS = 2_000;
+
+/**
+ * Prints every upstream tool's effective policy and its source once the upstream answers. Start
+ * never waits for it: an upstream that is down gets one line saying so, and the table follows
+ * when it answers.
+ */
+function announcePolicies(shim: Shim): void {
+  let toldDown = false;
+  const attempt = (): void => {
+    shim.policies().then(
+      (table) => {
+        const { out, warnings } = policyLines(table);
+        if (toldDown) process.stdout.write('mcp-tasks-shim: the upstream answers now\n');
+        process.stdout.write(`${out.join('\n')}\n`);
+        for (const warning of warnings) process.stderr.write(`${warning}\n`);
+      },
+      (err: unknown) => {
+        if (!toldDown) {
+          const why = err instanceof Error ? err.message : String(err);
+          process.stdout.write(`  policies: the upstream is not answering (${why}); the table follows when it does\n`);
+          toldDown = true;
+        }
+        setTimeout(attempt, POLICY_RETRY_MS).unref();
+      },
+    );
+  };
+  attempt();
 }
 
 main(process.argv.slice(2)).then(

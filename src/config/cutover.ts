@@ -78,7 +78,7 @@ export function checkCutover(config: CutoverConfig, ctx: z.RefinementCtx): void 
     ctx.addIssue({
       code: 'custom',
       path: ['migrationGuideUrl'],
-      message: 'needs legacyDeprecation or legacySunset: the link is sent with those headers',
+      message: 'needs --deprecation or --sunset (SHIM_LEGACY_DEPRECATION, SHIM_LEGACY_SUNSET): the link is sent with those headers',
     });
   }
 }

@@ -52,6 +52,32 @@ const ENV_KEYS: ReadonlyArray<[string, keyof ShimConfig, Kind]> = [
 ];
 type Kind = 'string' | 'int' | 'list' | 'bool';
 
+/** Flag → config key; `as-is` flags arrive parsed (booleans, repeatable ones). Flags override the environment. */
+const FLAG_KEYS: ReadonlyArray<[keyof typeof FLAGS, keyof ShimConfig, 'string' | 'int' | 'as-is']> = [
+  ['role', 'role', 'string'],
+  ['port', 'port', 'int'],
+  ['host', 'host', 'string'],
+  ['upstream', 'upstreamUrl', 'string'],
+  ['redis', 'redisUrl', 'string'],
+  ['redis-cluster', 'redisCluster', 'as-is'],
+  ['deprecation', 'legacyDeprecation', 'string'],
+  ['sunset', 'legacySunset', 'string'],
+  ['migration-guide', 'migrationGuideUrl', 'string'],
+  ['drain', 'legacyDrain', 'as-is'],
+  ['brownout', 'legacyBrownouts', 'as-is'],
+  ['dashboard-token', 'dashboardToken', 'string'],
+  ['replica-id', 'replicaId', 'string'],
+  ['job-lock-ms', 'jobLockMs', 'int'],
+  ['max-open-tasks', 'maxOpenTasksPerPrincipal', 'int'],
+  ['max-open-streams', 'maxOpenStreamsPerPrincipal', 'int'],
+  ['max-sessions', 'maxSessionsPerPrincipal', 'int'],
+  ['max-stream-buffer', 'maxStreamBufferBytes', 'int'],
+  ['max-stream-buffer-total', 'maxStreamBufferTotalBytes', 'int'],
+  ['anonymous-principal', 'anonymousPrincipal', 'string'],
+  ['trust-proxy', 'trustProxy', 'as-is'],
+  ['shutdown-grace-ms', 'shutdownGraceMs', 'int'],
+];
+
 const FLAGS = {
   role: { type: 'string' },
   port: { type: 'string' },
@@ -103,33 +129,20 @@ export function loadConfig({ argv, env, base = {} }: LoadInput): Loaded {
   }
 
   const raw: Record<string, unknown> = { ...DEFAULT_CONFIG, ...base };
+  /** Config key → the flag or variable the user set it with (a flag wins), so problems use their words. */
+  const origins = new Map<string, string>();
   for (const [name, key, kind] of ENV_KEYS) {
     const value = env[name];
     if (value === undefined || value === '') continue;
+    origins.set(key, name);
     setParsed(raw, key, parseValue(`${name}`, value, kind, problems));
   }
-  if (flags.role !== undefined) raw.role = flags.role;
-  if (flags.port !== undefined) setParsed(raw, 'port', parseValue('--port', flags.port, 'int', problems));
-  if (flags.host !== undefined) raw.host = flags.host;
-  if (flags.upstream !== undefined) raw.upstreamUrl = flags.upstream;
-  if (flags.redis !== undefined) raw.redisUrl = flags.redis;
-  if (flags['redis-cluster'] !== undefined) raw.redisCluster = flags['redis-cluster'];
-  if (flags.deprecation !== undefined) raw.legacyDeprecation = flags.deprecation;
-  if (flags.sunset !== undefined) raw.legacySunset = flags.sunset;
-  if (flags['migration-guide'] !== undefined) raw.migrationGuideUrl = flags['migration-guide'];
-  if (flags.drain !== undefined) raw.legacyDrain = flags.drain;
-  if (flags.brownout !== undefined) raw.legacyBrownouts = flags.brownout;
-  if (flags['dashboard-token'] !== undefined) raw.dashboardToken = flags['dashboard-token'];
-  if (flags['replica-id'] !== undefined) raw.replicaId = flags['replica-id'];
-  if (flags['job-lock-ms'] !== undefined) setParsed(raw, 'jobLockMs', parseValue('--job-lock-ms', flags['job-lock-ms'], 'int', problems));
-  if (flags['max-open-tasks'] !== undefined) setParsed(raw, 'maxOpenTasksPerPrincipal', parseValue('--max-open-tasks', flags['max-open-tasks'], 'int', problems));
-  if (flags['max-open-streams'] !== undefined) setParsed(raw, 'maxOpenStreamsPerPrincipal', parseValue('--max-open-streams', flags['max-open-streams'], 'int', problems));
-  if (flags['anonymous-principal'] !== undefined) raw.anonymousPrincipal = flags['anonymous-principal'];
-  if (flags['trust-proxy'] !== undefined) raw.trustProxy = flags['trust-proxy'];
-  if (flags['max-sessions'] !== undefined) setParsed(raw, 'maxSessionsPerPrincipal', parseValue('--max-sessions', flags['max-sessions'], 'int', problems));
-  if (flags['max-stream-buffer'] !== undefined) setParsed(raw, 'maxStreamBufferBytes', parseValue('--max-stream-buffer', flags['max-stream-buffer'], 'int', problems));
-  if (flags['max-stream-buffer-total'] !== undefined) setParsed(raw, 'maxStreamBufferTotalBytes', parseValue('--max-stream-buffer-total', flags['max-stream-buffer-total'], 'int', problems));
-  if (flags['shutdown-grace-ms'] !== undefined) setParsed(raw, 'shutdownGraceMs', parseValue('--shutdown-grace-ms', flags['shutdown-grace-ms'], 'int', problems));
+  for (const [flag, key, kind] of FLAG_KEYS) {
+    const value = flags[flag];
+    if (value === undefined) continue;
+    origins.set(key, `--${flag}`);
+    setParsed(raw, key, kind === 'int' ? parseValue(`--${flag}`, value as string, 'int', problems) : value);
+  }
 
   const policyPath = flags.policy ?? env.SHIM_POLICY_FILE;
   if (policyPath) {
@@ -146,7 +159,7 @@ export function loadConfig({ argv, env, base = {} }: LoadInput): Loaded {
   if (upstreamHeaders) raw.upstreamHeaders = upstreamHeaders;
 
   const parsed = ConfigSchema.safeParse(raw);
-  if (!parsed.success) problems.push(...describe(parsed.error));
+  if (!parsed.success) problems.push(...parsed.error.issues.map((issue) => `${settingName(issue.path, origins)}: ${issue.message}`));
   if (problems.length > 0) throw new ConfigError(problems);
   return { config: parsed.data as ShimConfig, help: flags.help ?? false };
 }
@@ -200,6 +213,19 @@ function mergePolicies(base: PolicyFile, over: PolicyFile): PolicyFile {
   return { default: over.default ?? base.default, tools: { ...base.tools, ...over.tools } };
 }
 
+/**
+ * A setting as the user wrote it: the flag or variable that set it, else every way to set it (a
+ * rule between settings can name one left at its default); a list's entry counts from 1.
+ */
+function settingName(path: readonly PropertyKey[], origins: ReadonlyMap<string, string>): string {
+  const [key, ...rest] = path.map(String);
+  const ways = [...FLAG_KEYS.filter(([, k]) => k === key).map(([flag]) => `--${flag}`), ...ENV_KEYS.filter(([, k]) => k === key).map(([name]) => name)];
+  const name = origins.get(key ?? '') ?? (ways.length ? ways.join(' / ') : path.join('.'));
+  if (rest.length === 0 || !ways.length) return name;
+  return /^\d+$/.test(rest[0] ?? '') ? `${name} (entry ${Number(rest[0]) + 1})` : `${name} ${rest.join('.')}`;
+}
+
+/** A problem inside a file names the file's own keys (`tools.greet`). */
 function describe(error: z.ZodError): string[] {
   return error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
 }

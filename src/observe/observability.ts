@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { Router } from 'express';
 import type { ShimConfig } from '../config/schema.js';
+import type { PolicyTable } from '../core/policy-table.js';
 import { CutoverControls } from '../cutover/controls.js';
 import type { WorkQueue } from '../execution/work-queue.js';
 import type { TaskStore } from '../store/task-store.js';
@@ -32,6 +33,8 @@ export interface ObservabilityOptions {
   store: TaskStore;
   queue: WorkQueue;
   log: (message: string) => void;
+  /** The upstream tools' effective policies, for the dashboard. */
+  policies?: () => Promise<PolicyTable>;
   /** This replica's SSE stream budget, read at scrape time. */
   streamBudget?: { bufferedBytes: number; cutStreams: number };
   /** Overrides for tests. */
@@ -71,7 +74,7 @@ export function createObservability(options: ObservabilityOptions): Observabilit
     controls,
     legacyHooks: new OldApiHooks(controls, recorder),
     observeSep2663: observeSep2663(recorder),
-    routes: observabilityRoutes({ reports, metrics, token: config.dashboardToken, dashboard: config.role !== 'worker' }),
+    routes: observabilityRoutes({ reports, metrics, token: config.dashboardToken, dashboard: config.role !== 'worker', policies: options.policies }),
     close: () => recorder.close(),
   };
 }

@@ -184,7 +184,7 @@ describe('report figures from bucket digests and running range totals', () => {
       ['te|sep2663|build', 1],
       ['q|sep2663|tools/call|ok', 2],
       ['k|sep2663|build|created', 2],
-      ['tt|sep2663|1', 1],
+      ['td|sep2663|1', 1],
     ]);
     const b = new Map([
       ['c|id1|sep2663', 3],

@@ -375,6 +375,42 @@ function renderLatency(latency) {
   );
 }
 
+function renderPolicies(table) {
+  $('policies-note').textContent = table.upstreamDeclaresTasks
+    ? 'The upstream declares tasks: its taskSupport applies where the policy file names no tool.'
+    : `The upstream declares no tasks: the policy file, else the default (${table.default}), applies.`;
+  const warning = $('policies-warning');
+  warning.hidden = table.unknownConfigured.length === 0;
+  warning.textContent = `The policy file names tools the upstream does not have: ${table.unknownConfigured.join(', ')}`;
+  fillTable(
+    'policies',
+    table.tools.map((t) =>
+      row(
+        [
+          ['Tool', t.tool, 'name'],
+          ['Policy', t.mode === 'auto' ? `auto (${ms(t.syncWindowMs)} window)` : t.mode],
+          ['Source', t.source],
+          ['Upstream taskSupport', t.upstreamTaskSupport ?? '—'],
+        ],
+        { 'data-tool': t.tool },
+      ),
+    ),
+    'The upstream lists no tools.',
+  );
+}
+
+/** The policies come from the upstream, not the aggregates: a failure here leaves the rest of the page alone. */
+async function refreshPolicies() {
+  try {
+    const res = await fetch(new URL('policies', api), { headers: { accept: 'application/json' }, cache: 'no-store', credentials: 'same-origin' });
+    const body = await res.json().catch(() => ({}));
+    if (!res.ok) throw new Error(body.error ?? `HTTP ${res.status}`);
+    renderPolicies(body);
+  } catch (err) {
+    $('policies-note').textContent = `Not known yet: ${err.message}`;
+  }
+}
+
 function render(overview) {
   state.last = overview;
   const { traffic } = overview;
@@ -398,6 +434,7 @@ function render(overview) {
 
 async function refresh() {
   clearTimeout(state.timer);
+  void refreshPolicies();
   try {
     const res = await fetch(new URL(`overview?range=${state.range}`, api), { headers: { accept: 'application/json' }, cache: 'no-store', credentials: 'same-origin' });
     if (res.status === 401 || res.status === 403) throw new Error('Not authorised: open this page as /dashboard?token=<token>, or from the shim host.');
