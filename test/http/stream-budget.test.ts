@@ -1,12 +1,13 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LimitExceededError } from '../../src/core/errors.js';
 import { StreamBudget, type BudgetedStream } from '../../src/http/stream-budget.js';
 
 const KIB = 1024;
 const FRAME = `data: ${'x'.repeat(256 * KIB)}\n\n`;
+const WAIT = { timeout: 5_000, interval: 10 };
 
 /** A real HTTP server whose every response is handed to the test as a budgeted SSE stream. */
 async function serve(budget: StreamBudget): Promise<{ server: Server; next: () => Promise<{ stream: BudgetedStream; res: ServerResponse }> }> {
@@ -57,6 +58,20 @@ describe('StreamBudget (src/http/stream-budget.ts) on real sockets', () => {
     for (const step of cleanup.splice(0)) step();
   });
 
+  /** Two streams on one server: one whose client never reads, and one whose client reads all. */
+  async function stalledAndReading(budget: StreamBudget): Promise<Record<'stalled' | 'reading', { stream: BudgetedStream; res: ServerResponse }>> {
+    const { server, next } = await serve(budget);
+    cleanup.push(() => server.close());
+    const stalledOpened = next();
+    const stalledSocket = await client(server, false);
+    const stalled = await stalledOpened;
+    const readingOpened = next();
+    const readingSocket = await client(server, true);
+    const reading = await readingOpened;
+    cleanup.push(() => stalledSocket.destroy(), () => readingSocket.destroy());
+    return { stalled, reading };
+  }
+
   it('closes a stream when a frame is due while it holds more than the per-stream bound unsent', async () => {
     const budget = new StreamBudget({ maxStreamBytes: 512 * KIB, maxTotalBytes: 1024 * 1024 * KIB });
     const { server, next } = await serve(budget);
@@ -76,20 +91,11 @@ describe('StreamBudget (src/http/stream-budget.ts) on real sockets', () => {
 
   it('closes at a keep-alive a stream whose client read nothing since the previous one, and keeps one whose client reads', async () => {
     const budget = new StreamBudget({ maxStreamBytes: 1024 * 1024 * KIB, maxTotalBytes: 1024 * 1024 * KIB });
-    const { server, next } = await serve(budget);
-    cleanup.push(() => server.close());
-    const stalledOpened = next();
-    const stalledSocket = await client(server, false);
-    const stalled = await stalledOpened;
-    const readingOpened = next();
-    const readingSocket = await client(server, true);
-    const reading = await readingOpened;
-    cleanup.push(() => stalledSocket.destroy(), () => readingSocket.destroy());
+    const { stalled, reading } = await stalledAndReading(budget);
 
-    // Enough that the stalled client's kernel buffers fill and the rest waits in the process.
+    // Enough that the stalled client's kernel buffers fill and a frame waits in the process.
     void pacedFill(stalled.stream, 40);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(stalled.stream.behind).toBe(true);
+    await vi.waitFor(() => expect(stalled.stream.behind).toBe(true), WAIT);
     const readingDone = pacedFill(reading.stream, 40);
 
     expect(stalled.stream.keepAlive()).toBe(true); // the first tick notes what is unsent
@@ -103,19 +109,10 @@ describe('StreamBudget (src/http/stream-budget.ts) on real sockets', () => {
 
   it('over the replica total, refuses new streams and closes a lagging stream at its next frame, but writes to one that keeps up', async () => {
     const budget = new StreamBudget({ maxStreamBytes: 1024 * 1024 * KIB, maxTotalBytes: 256 * KIB });
-    const { server, next } = await serve(budget);
-    cleanup.push(() => server.close());
-    const stalledOpened = next();
-    const stalledSocket = await client(server, false);
-    const stalled = await stalledOpened;
-    const readingOpened = next();
-    const readingSocket = await client(server, true);
-    const reading = await readingOpened;
-    cleanup.push(() => stalledSocket.destroy(), () => readingSocket.destroy());
+    const { stalled, reading } = await stalledAndReading(budget);
 
     void pacedFill(stalled.stream, 40);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(budget.bufferedBytes).toBeGreaterThan(256 * KIB);
+    await vi.waitFor(() => expect(budget.bufferedBytes).toBeGreaterThan(256 * KIB), WAIT);
     expect(() => budget.admit()).toThrow(LimitExceededError);
 
     expect(reading.stream.write(': small\n\n')).toBe(true);
