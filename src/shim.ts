@@ -32,6 +32,7 @@ import { RedisSessionStore } from './session/redis-session-store.js';
 import type { SessionStore } from './session/session-store.js';
 import { LegacyAdapter } from './wire/legacy/endpoint.js';
 import { Passthrough } from './wire/legacy/passthrough.js';
+import { SessionReaper } from './wire/legacy/session-reaper.js';
 import { Sep2663Handler } from './wire/sep2663/handler.js';
 
 export interface Shim {
@@ -107,7 +108,8 @@ async function notServedHere(_req: IncomingMessage, res: ServerResponse): Promis
 export async function startShim(config: ShimConfig & { upstreamUrl: string }, options: ShimOptions = {}): Promise<Shim> {
   const log = options.log ?? ((message) => console.error(message));
   // First: key material that cannot be read stops the start before anything is connected.
-  const authenticate = await createAuthenticator(config.auth);
+  const principalOptions = { anonymousPrincipal: config.anonymousPrincipal, trustProxy: config.trustProxy };
+  const authenticate = await createAuthenticator(config.auth, principalOptions);
   // What a reload compares its key files with: the material just read.
   let liveKeys = keyMaterialDigest(config.auth);
   const redisStore = config.redisUrl
@@ -129,6 +131,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     : undefined;
   const queue: WorkQueue = redisQueue ?? new InProcessQueue(config.workerConcurrency);
   const cutover = new CutoverStage(new CutoverControls(config));
+  const streams = new OpenStreams({ maxStreamBytes: config.maxStreamBufferBytes, maxTotalBytes: config.maxStreamBufferTotalBytes });
   // The table reads the catalog built below; it is only called once the shim is up.
   const describePolicies = async (): Promise<PolicyTable> => {
     const tools = await withTimeout(catalog.all(), POLICY_LISTING_MS, `the upstream did not list its tools within ${POLICY_LISTING_MS / 1000} s`);
@@ -143,6 +146,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     sessionOf: (sessionId) => sessions.get(sessionId, config.sessionIdleTtlMs),
     log,
     policies: describePolicies,
+    streamBudget: streams.budget,
   });
   const gateway = new UpstreamGateway({
     url: config.upstreamUrl,
@@ -164,6 +168,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     {
       maxOpenTasks: config.maxOpenTasksPerPrincipal,
       maxOpenStreams: config.maxOpenStreamsPerPrincipal,
+      maxSessions: config.maxSessionsPerPrincipal,
       // Renewed on every keep-alive: a stream of a replica that died stops counting after three missed ones.
       streamLeaseMs: 3 * config.listenKeepAliveMs,
     },
@@ -186,7 +191,6 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     maxTtlMs: config.maxTtlMs,
     pollIntervalMs: config.pollIntervalMs,
   });
-  const streams = new OpenStreams();
   // `notReady`: /readyz answers 503 (the pre-stop delay and after); `draining`: the graceful stop has begun.
   let notReady = false;
   let draining = false;
@@ -235,6 +239,14 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     streams,
     hooks: observability.legacyHooks,
   });
+  // Lapsed sessions' upstream sessions are closed from whichever api replica sweeps first.
+  const reaper = new SessionReaper({
+    sessions,
+    limits,
+    upstream: { upstreamUrl: config.upstreamUrl, upstreamHeaders: config.upstreamHeaders },
+    idleTtlMs: config.sessionIdleTtlMs,
+  });
+  if (config.role !== 'worker') reaper.start();
   // Read per request, so that a reload's new authenticator takes over at once.
   const endpoint: McpEndpointOptions = {
     sep2663,
@@ -277,6 +289,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
       return { report, tools: report.problem ? [] : await gateway.toolModes().catch(() => []) };
     },
     async close() {
+      reaper.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
@@ -290,7 +303,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     },
     async reload(next) {
       // Read before anything changes: a key file that cannot be read keeps the running configuration.
-      const nextAuthenticate = await createAuthenticator(next.auth);
+      const nextAuthenticate = await createAuthenticator(next.auth, principalOptions);
       const nextKeys = keyMaterialDigest(next.auth);
       const changes = describeLiveChanges(live, next, liveKeys, nextKeys);
       liveKeys = nextKeys;
@@ -309,6 +322,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
       // Until the running jobs are done the replica still answers whatever reaches it, each answer
       // closing its connection.
       draining = true;
+      reaper.stop();
       const deadline = Date.now() + graceMs;
       streams.endAll();
       await queue.drain(graceMs);

@@ -6,7 +6,10 @@ import { z } from 'zod';
  * (docs/security.md, "Bounds"). Kept beside the main schema so that it stays one spread there.
  */
 export const EDGE_FIELDS = {
-  /** `X-Forwarded-Proto` from the proxy in front is believed: the dashboard cookie gets `Secure` behind TLS there. */
+  /**
+   * The proxy in front is believed: its `X-Forwarded-Proto` makes the dashboard cookie `Secure`
+   * behind TLS there, and the last `X-Forwarded-For` entry is the client address.
+   */
   trustProxy: z.boolean(),
   /** A request's headers must arrive within this long (node's `headersTimeout`). */
   headersTimeoutMs: z.number().int().min(1_000).max(600_000),

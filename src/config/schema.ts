@@ -87,6 +87,12 @@ export const ConfigSchema = z.strictObject({
   maxOpenTasksPerPrincipal: z.number().int().min(0).max(1_000_000),
   /** Open listen, GET and tasks/result streams one principal may hold, fleet-wide; 0: no limit. */
   maxOpenStreamsPerPrincipal: z.number().int().min(0).max(1_000_000),
+  /** Legacy sessions one principal may hold, fleet-wide; 0: no limit. */
+  maxSessionsPerPrincipal: z.number().int().min(0).max(1_000_000),
+  /** Unsent bytes one SSE stream may hold before it is closed (docs/decisions/0018-stream-backpressure.md). */
+  maxStreamBufferBytes: z.number().int().min(64 * 1024).max(1024 * 1024 * 1024),
+  /** Unsent bytes all SSE streams of a replica may hold before new ones are refused and lagging ones closed. */
+  maxStreamBufferTotalBytes: z.number().int().min(64 * 1024).max(64 * 1024 * 1024 * 1024),
   /** On SIGTERM, how long running jobs and requests may take before they are released (docs/operations.md). */
   shutdownGraceMs: z.number().int().min(0).max(3_600_000),
   /** On SIGTERM, how long `/readyz` answers 503 while everything is still served, before the graceful stop begins. */
@@ -99,6 +105,8 @@ export const ConfigSchema = z.strictObject({
   /** Origins allowed to call /mcp from a browser. A request without Origin is always allowed. */
   allowedOrigins: z.array(z.string()),
   auth: AuthSchema,
+  /** In auth mode none: `shared` (every client is `anonymous`) or `per-address` (`anonymous@<client address>`). */
+  anonymousPrincipal: z.enum(['shared', 'per-address'], { error: 'must be shared or per-address' }),
   /** Sent with every request to the upstream: the shim's own credentials there (names lower-cased). */
   upstreamHeaders: UpstreamHeadersSchema,
   serverName: z.string().min(1),
@@ -110,6 +118,7 @@ export const ConfigSchema = z.strictObject({
   .superRefine(checkCutover)
   .superRefine(checkEdge)
   .superRefine((c, ctx) => {
+    if (c.anonymousPrincipal !== 'shared' && c.auth.mode !== 'none') ctx.addIssue({ code: 'custom', message: `applies to auth mode none only, not ${c.auth.mode}`, path: ['anonymousPrincipal'] });
     if (c.redisCluster && !c.redisUrl) ctx.addIssue({ code: 'custom', message: 'a Redis Cluster needs its seed node URLs in --redis or REDIS_URL', path: ['redisCluster'] });
     if (!c.redisCluster && c.redisUrl?.includes(',')) ctx.addIssue({ code: 'custom', message: 'several URLs are seed nodes of a Redis Cluster: set --redis-cluster (SHIM_REDIS_CLUSTER=true) too', path: ['redisUrl'] });
     // Without Redis there is no shared queue: an api replica's jobs would never run, a worker would have none.
@@ -139,6 +148,9 @@ export const DEFAULT_CONFIG: ShimConfig = {
   maxListenTaskIds: 100,
   maxOpenTasksPerPrincipal: 1_000,
   maxOpenStreamsPerPrincipal: 1_000,
+  maxSessionsPerPrincipal: 1_000,
+  maxStreamBufferBytes: 4 * 1024 * 1024,
+  maxStreamBufferTotalBytes: 64 * 1024 * 1024,
   shutdownGraceMs: 25_000,
   shutdownDelayMs: 5_000,
   watchConfig: false,
@@ -146,6 +158,7 @@ export const DEFAULT_CONFIG: ShimConfig = {
   jobLockMs: 30_000,
   allowedOrigins: [],
   auth: { mode: 'none' },
+  anonymousPrincipal: 'shared',
   upstreamHeaders: {},
   serverName: 'mcp-tasks-shim',
   serverVersion: '0.1.0',

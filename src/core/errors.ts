@@ -108,12 +108,17 @@ export class UnsupportedVersionError extends ShimError {
   }
 }
 
-/** A principal holds as many open tasks or streams as it may; it may retry once one ends. */
+/** What a limit counts: a principal's open tasks, streams or legacy sessions, or a replica's unsent stream bytes. */
+export type LimitKind = 'tasks' | 'streams' | 'sessions' | 'buffered';
+
+/** A principal holds as many open tasks, streams or sessions as it may (or a replica is full); retry later. */
 export class LimitExceededError extends ShimError {
-  constructor(what: 'tasks' | 'streams', limit: number, open: number) {
+  constructor(what: LimitKind, limit: number, open: number) {
     super(
       ErrorCode.LimitExceeded,
-      `Too many open ${what}: this principal may hold ${limit} at once; retry when one of them ends`,
+      what === 'buffered'
+        ? `Too many unsent stream bytes: this replica holds at most ${limit} for slow readers; retry shortly`
+        : `Too many open ${what}: this principal may hold ${limit} at once; retry when one of them ends`,
       { limit, open },
     );
   }

@@ -12,6 +12,8 @@ export interface LimitSettings {
   maxOpenTasks: number;
   /** Open long-lived streams per principal, fleet-wide; 0: no limit. */
   maxOpenStreams: number;
+  /** Legacy sessions per principal, fleet-wide; 0 or absent: no limit. */
+  maxSessions?: number;
   /** How long a stream counts without renewal: a replica that died stops counting after this. */
   streamLeaseMs: number;
 }
@@ -79,6 +81,29 @@ export class PrincipalLimits {
   /** forgetTask in the background: the client hears of the failed creation at once. */
   forgetQuietly(principal: string, taskId: string): void {
     this.forgetTask(principal, taskId).catch(() => undefined);
+  }
+
+  /**
+   * Counts a legacy session about to open, until `lapsesAt` unless renewed (src/wire/legacy/session-reaper.ts);
+   * throws when the principal is at its limit.
+   */
+  async admitSession(principal: string, sessionId: string, lapsesAt: number): Promise<void> {
+    const limit = this.settings.maxSessions ?? 0;
+    if (limit === 0) return;
+    const outcome = await this.store.holdOpen('sessions', principal, sessionId, lapsesAt, limit, this.clock.now());
+    if (!outcome.held) throw new LimitExceededError('sessions', limit, outcome.open);
+  }
+
+  /** A session still in use counts until `lapsesAt`; never refuses. */
+  async renewSession(principal: string, sessionId: string, lapsesAt: number): Promise<void> {
+    if (!this.settings.maxSessions) return;
+    await this.store.holdOpen('sessions', principal, sessionId, lapsesAt, -1, this.clock.now());
+  }
+
+  /** A session deleted, expired or never opened stops counting. */
+  async releaseSession(principal: string, sessionId: string): Promise<void> {
+    if (!this.settings.maxSessions) return;
+    await this.store.releaseOpen('sessions', principal, sessionId);
   }
 
   /** Counts a stream about to open; throws when the principal is at its limit. */

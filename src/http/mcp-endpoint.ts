@@ -49,7 +49,7 @@ async function route(req: IncomingMessage, res: ServerResponse, options: McpEndp
     req.resume();
     return json(403, errorResponse(null, new InvalidRequestError(`Origin '${origin}' is not allowed`)));
   }
-  let outcome = options.authenticate(req.headers);
+  let outcome = options.authenticate(req.headers, req.socket.remoteAddress);
   if (outcome instanceof Promise) outcome = await outcome;
   if ('rejected' in outcome) {
     req.resume();

@@ -1,10 +1,21 @@
+import { StreamBudget, type StreamBudgetSettings } from './stream-budget.js';
+
+/** 4 MiB per stream, 64 MiB per replica (docs/security.md, "Limits"). */
+export const DEFAULT_STREAM_BUDGET: StreamBudgetSettings = { maxStreamBytes: 4 * 1024 * 1024, maxTotalBytes: 64 * 1024 * 1024 };
+
 /**
  * The long-lived responses this replica holds (SEP-2663 listens, legacy GET and tasks/result
- * streams), so that a graceful shutdown can end each one the way its wire asks for.
+ * streams), so that a graceful shutdown can end each one the way its wire asks for, and the
+ * bytes they may leave unsent (`budget`), which every one of them writes through.
  */
 export class OpenStreams {
   private readonly enders = new Set<() => void>();
   private draining = false;
+  readonly budget: StreamBudget;
+
+  constructor(budget: StreamBudgetSettings = DEFAULT_STREAM_BUDGET) {
+    this.budget = new StreamBudget(budget);
+  }
 
   /**
    * Registers a stream's graceful end; returns its unregistration. A stream that opens while

@@ -16,6 +16,8 @@ export interface MetricsOptions {
   pendingEvents: () => number;
   /** The legacy mode in force, read at scrape time (a reload may change it). Absent: not exported. */
   legacyMode?: () => LegacyMode;
+  /** This replica's SSE stream budget (src/http/stream-budget.ts), read at scrape time. */
+  streamBudget?: { bufferedBytes: number; cutStreams: number };
 }
 
 /** A legacy session counts as active on this replica for this long after its last request. */
@@ -117,6 +119,24 @@ export class ShimMetrics {
         },
       });
     }
+    const budget = options.streamBudget;
+    new Gauge({
+      name: 'mcp_shim_stream_buffered_bytes',
+      help: 'Bytes written to SSE streams on this replica that their clients have not read yet (bounded: docs/security.md)',
+      registers,
+      collect() {
+        this.set(budget?.bufferedBytes ?? 0);
+      },
+    });
+    new Counter({
+      name: 'mcp_shim_stream_cuts_total',
+      help: 'SSE streams this replica closed because their clients did not read fast enough',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(budget?.cutStreams ?? 0);
+      },
+    });
     new Gauge({
       name: 'mcp_shim_info',
       help: 'This replica: its store and version',

@@ -39,6 +39,8 @@ export interface ObservabilityOptions {
   log: (message: string) => void;
   /** The upstream tools' effective policies, for the dashboard. */
   policies?: () => Promise<PolicyTable>;
+  /** This replica's SSE stream budget, read at scrape time. */
+  streamBudget?: { bufferedBytes: number; cutStreams: number };
   /** Overrides for tests. */
   flushMs?: number;
 }
@@ -60,6 +62,7 @@ export function createObservability(options: ObservabilityOptions): Observabilit
     // Read at scrape time, once the recorder exists.
     pendingEvents: (): number => recorder.pending,
     legacyMode: () => options.cutover.controls.legacy,
+    streamBudget: options.streamBudget,
   });
   const reports = new Reports(aggregates, options.cutover);
   const recorder: TrafficRecorder = new TrafficRecorder({

@@ -1,7 +1,7 @@
 import { InternalError } from '../core/errors.js';
 import { ExpiryTimers } from '../store/embedded/expiry-timers.js';
 import { compareBytes, DEFAULT_MAX_EVENTS, formatEventId, parseEventId, positive } from './common.js';
-import type { SessionRecord, SessionStore, StreamEvent, StreamMeta, TaskPageEntry } from './session-store.js';
+import type { DueSession, DueSessions, SessionRecord, SessionStore, StreamEvent, StreamMeta, TaskPageEntry } from './session-store.js';
 
 export interface EmbeddedSessionStoreOptions {
   /** How many events each stream's replay log keeps; default 1000. */
@@ -43,6 +43,8 @@ export class EmbeddedSessionStore implements SessionStore {
   /** Task id -> holder -> until. */
   private readonly resultStreams = new Map<string, Map<string, number>>();
   private readonly maxEvents: number;
+  /** Session id -> what its clean-up needs, and when to look at it again; kept past the record. */
+  private readonly due = new Map<string, { session: DueSession; dueAt: number }>();
   private readonly sessionTimers = new ExpiryTimers((sessionId) => this.sweepSession(sessionId));
   private readonly resultTimers = new ExpiryTimers((taskId) => this.sweepResultStreams(taskId));
 
@@ -50,9 +52,9 @@ export class EmbeddedSessionStore implements SessionStore {
     this.maxEvents = positive('maxEvents', options.maxEvents ?? DEFAULT_MAX_EVENTS);
   }
 
-  /** Sessions with anything left (a record, index entries, watches or logs), for leak checks. */
+  /** Sessions with anything left (a record, index entries, watches, logs, or a deadline not swept yet), for leak checks. */
   get size(): number {
-    return this.sessions.size + this.resultStreams.size;
+    return this.sessions.size + this.resultStreams.size + this.due.size;
   }
 
   async create(session: SessionRecord, idleTtlMs: number): Promise<void> {
@@ -63,6 +65,8 @@ export class EmbeddedSessionStore implements SessionStore {
     bucket.record = withoutUndefined(structuredClone(session));
     bucket.recordExpiresAt = now + ttl;
     this.schedule(session.sessionId, bucket);
+    const { sessionId, principal, upstreamSessionId } = session;
+    this.due.set(sessionId, { session: upstreamSessionId === undefined ? { sessionId, principal } : { sessionId, principal, upstreamSessionId }, dueAt: now + ttl });
   }
 
   async get(sessionId: string, idleTtlMs: number): Promise<SessionRecord | undefined> {
@@ -98,7 +102,26 @@ export class EmbeddedSessionStore implements SessionStore {
     const existed = bucket !== undefined && this.liveRecord(bucket, Date.now()) !== undefined;
     this.sessions.delete(sessionId);
     this.sessionTimers.cancel(sessionId);
+    this.due.delete(sessionId);
     return existed;
+  }
+
+  async sweepDue(limit: number): Promise<DueSessions> {
+    const now = Date.now();
+    const swept: DueSessions = { lapsed: [], extended: [] };
+    for (const [sessionId, entry] of this.due) {
+      if (swept.lapsed.length + swept.extended.length >= limit) break;
+      if (entry.dueAt > now) continue;
+      const bucket = this.sessions.get(sessionId);
+      if (bucket && this.liveRecord(bucket, now)) {
+        entry.dueAt = bucket.recordExpiresAt;
+        swept.extended.push({ ...entry.session, dueAt: entry.dueAt });
+      } else {
+        this.due.delete(sessionId);
+        swept.lapsed.push(entry.session);
+      }
+    }
+    return swept;
   }
 
   async addTask(sessionId: string, entry: TaskPageEntry, retentionMs: number): Promise<void> {
@@ -248,6 +271,7 @@ export class EmbeddedSessionStore implements SessionStore {
     this.resultTimers.clear();
     this.sessions.clear();
     this.resultStreams.clear();
+    this.due.clear();
   }
 
   private bucket(sessionId: string, create: true): Bucket;

@@ -122,3 +122,19 @@ export function decodeSession(flat: readonly string[]): SessionRecord {
   }
   return record as unknown as SessionRecord;
 }
+
+/**
+ * The fleet's index of session deadlines, so that a lapsed session's upstream session is closed
+ * (Redis keyspace notifications are not delivered reliably). Both keys share one hash tag: one
+ * slot, one script.
+ */
+export interface SessionIndexKeys {
+  /** ZSET session id -> when to look at it again (its idle deadline, as last known). */
+  due: string;
+  /** HASH session id -> JSON `{principal, upstreamSessionId}`: what its clean-up needs. */
+  meta: string;
+}
+
+export function sessionIndexKeys(prefix: string): SessionIndexKeys {
+  return { due: `${prefix}:sess-due:{sessions}`, meta: `${prefix}:sess-meta:{sessions}` };
+}

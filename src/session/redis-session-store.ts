@@ -17,11 +17,12 @@ import {
   encodeSession,
   encodeStreamMeta,
   resultStreamKey,
+  sessionIndexKeys,
   sessionKeys,
   streamKey,
   type SessionKeys,
 } from './redis-session-layout.js';
-import type { SessionRecord, SessionStore, StreamEvent, StreamMeta, TaskPageEntry } from './session-store.js';
+import type { DueSession, DueSessions, SessionRecord, SessionStore, StreamEvent, StreamMeta, TaskPageEntry } from './session-store.js';
 
 export interface RedisSessionStoreOptions extends RedisClientOptions {
   /** Prefix of every key; default `mts`, the task store's, with which it shares a Redis. */
@@ -48,8 +49,14 @@ const SCRIPTS = [
   'hold-result-stream',
   'release-result-stream',
   'has-result-stream',
+  'index-session',
+  'unindex-session',
+  'due-sessions',
+  'settle-due',
 ] as const;
 type Script = (typeof SCRIPTS)[number];
+
+const NO_TTL_RECHECK_MS = 60_000;
 
 /**
  * Sessions in Redis (layout in `redis-session-layout.ts`). Every operation is one command or one
@@ -74,12 +81,15 @@ export class RedisSessionStore implements SessionStore {
       names: SCRIPTS,
       common: true,
       readOnly: ['watched-tasks', 'events-after', 'has-result-stream'],
-      keyCounts: { delete: 10, 'add-task': 2, 'list-tasks': 2, 'open-stream': 5, 'append-event': 5, 'events-after': 4, 'claim-push': 2 },
+      keyCounts: { 'index-session': 2, 'unindex-session': 2, 'due-sessions': 2, 'settle-due': 2, delete: 10, 'add-task': 2, 'list-tasks': 2, 'open-stream': 5, 'append-event': 5, 'events-after': 4, 'claim-push': 2 },
     });
   }
 
   async create(session: SessionRecord, idleTtlMs: number): Promise<void> {
     const ttl = positive('idleTtlMs', idleTtlMs);
+    // Indexed first (another slot): a record whose write then fails is still cleaned up, upstream included.
+    const due: DueSession = { sessionId: session.sessionId, principal: session.principal, upstreamSessionId: session.upstreamSessionId };
+    await this.run('index-session', this.indexKeys(), [session.sessionId, ttl, JSON.stringify(due)]);
     const created = await this.run('create', [this.keys(session.sessionId).record], [ttl, ...encodeSession(session)]);
     if (created !== 1) throw new InternalError(`Session id ${session.sessionId} already exists`);
   }
@@ -113,7 +123,24 @@ export class RedisSessionStore implements SessionStore {
       keys.live,
       keys.pushes,
     ];
-    return (await this.run('delete', all, [])) === 1;
+    const existed = (await this.run('delete', all, [])) === 1;
+    await this.run('unindex-session', this.indexKeys(), [sessionId]);
+    return existed;
+  }
+
+  async sweepDue(limit: number): Promise<DueSessions> {
+    const flat = (await this.run('due-sessions', this.indexKeys(), [Math.max(1, Math.floor(limit))])) as string[];
+    const swept: DueSessions = { lapsed: [], extended: [] };
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      const sessionId = flat[i]!;
+      const due = flat[i + 1] ? (JSON.parse(flat[i + 1]!) as DueSession) : { sessionId, principal: '' };
+      const ttl = await callRedis('Session store', this.redis, () => this.redis.pttl(this.keys(sessionId).record));
+      // A record without a TTL never comes from this store; it is looked at again a minute later.
+      const settled = (await this.run('settle-due', this.indexKeys(), [sessionId, ttl === -1 ? NO_TTL_RECHECK_MS : ttl])) as number;
+      if (settled === -1) swept.lapsed.push(due);
+      else if (settled > 0) swept.extended.push({ ...due, dueAt: settled });
+    }
+    return swept;
   }
 
   async addTask(sessionId: string, entry: TaskPageEntry, retentionMs: number): Promise<void> {
@@ -208,6 +235,11 @@ export class RedisSessionStore implements SessionStore {
 
   async close(): Promise<void> {
     if (this.ownsClient) await disconnect(this.redis);
+  }
+
+  private indexKeys(): string[] {
+    const { due, meta } = sessionIndexKeys(this.prefix);
+    return [due, meta];
   }
 
   private keys(sessionId: string): SessionKeys {

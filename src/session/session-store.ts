@@ -30,6 +30,21 @@ export type StreamMeta =
   | { kind: 'get' }
   | { kind: 'result'; taskId: string; requestId: string | number };
 
+/** What the clean-up of a session needs once the session itself is gone. */
+export interface DueSession {
+  sessionId: string;
+  principal: string;
+  upstreamSessionId?: string;
+}
+
+/** One pass over the sessions whose idle deadline passed (src/wire/legacy/session-reaper.ts). */
+export interface DueSessions {
+  /** Expired or evicted: each is handed to exactly one caller in the fleet, and leaves the index. */
+  lapsed: DueSession[];
+  /** Used since: due again at `dueAt`. */
+  extended: Array<DueSession & { dueAt: number }>;
+}
+
 export interface TaskPageEntry {
   taskId: string;
   createdAt: number;
@@ -49,6 +64,11 @@ export interface SessionStore {
   update(sessionId: string, patch: Partial<Pick<SessionRecord, 'upstreamSessionId' | 'usesTasksCreate'>>): Promise<void>;
   /** Removes the session and everything under it. True when it existed. */
   delete(sessionId: string): Promise<boolean>;
+  /**
+   * Looks at up to `limit` sessions whose idle deadline passed: those gone (expired, evicted) are
+   * claimed for clean-up, the others rescheduled. A deleted session is never among them.
+   */
+  sweepDue(limit: number): Promise<DueSessions>;
 
   /** Indexes a task created in this session (`tasks/list` shows exactly these). */
   addTask(sessionId: string, entry: TaskPageEntry, retentionMs: number): Promise<void>;

@@ -24,7 +24,7 @@ export interface AnswerOutcome {
 }
 
 /** What a principal holds open, counted across the fleet (src/core/limits.ts). */
-export type OpenKind = 'tasks' | 'streams';
+export type OpenKind = 'tasks' | 'streams' | 'sessions';
 
 export interface HoldOutcome {
   /** False when the principal already held `limit` members: nothing changed. */

@@ -94,6 +94,27 @@ describe('mcp-tasks-shim CLI configuration errors exit 2 with a clear message', 
     await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_MAX_OPEN_TASKS_PER_PRINCIPAL: '1000001' }, /SHIM_MAX_OPEN_TASKS_PER_PRINCIPAL: .*1000000/);
   });
 
+  it('--max-sessions many', async () => {
+    await expectConfigError(['serve', '--upstream', UPSTREAM, '--max-sessions', 'many'], {}, /--max-sessions: expected a whole number, got "many"/);
+  });
+
+  it('SHIM_MAX_STREAM_BUFFER_BYTES below 64 KiB', async () => {
+    await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_MAX_STREAM_BUFFER_BYTES: '1024' }, /SHIM_MAX_STREAM_BUFFER_BYTES: .*65536/);
+  });
+
+  it('--anonymous-principal with a name it does not know', async () => {
+    await expectConfigError(['serve', '--upstream', UPSTREAM, '--anonymous-principal', 'per-ip'], {}, /--anonymous-principal: must be shared or per-address/);
+  });
+
+  it('--anonymous-principal per-address outside auth mode none', async () => {
+    const tokens = file('per-address-tokens.json', JSON.stringify({ 'a-token-0123456789abcdef': 'alice' }));
+    await expectConfigError(['serve', '--upstream', UPSTREAM, '--tokens', tokens, '--anonymous-principal', 'per-address'], {}, /--anonymous-principal: applies to auth mode none only, not tokens/);
+  });
+
+  it('SHIM_TRUST_PROXY=maybe', async () => {
+    await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_TRUST_PROXY: 'maybe' }, /SHIM_TRUST_PROXY: expected true or false, got "maybe"/);
+  });
+
   it('SHIM_MAX_LISTEN_TASK_IDS=0', async () => {
     await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_MAX_LISTEN_TASK_IDS: '0' }, /SHIM_MAX_LISTEN_TASK_IDS: .*1/);
   });

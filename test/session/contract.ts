@@ -607,12 +607,17 @@ export function describeSessionStoreContract(
         expect(await backend.residue()).toBe(0);
       });
 
-      it('leaves nothing behind once every TTL and retention has passed', async () => {
+      it('leaves nothing behind once every TTL and retention has passed and a sweep claimed the lapsed session', async () => {
         const record = newSession();
         await store.create(record, 300);
         await populate(record.sessionId, 300);
         await store.holdResultStream(newTaskId(), 'a', 300);
-        await vi.waitFor(async () => expect(await backend.residue()).toBe(0), WAIT);
+        const lapsed: string[] = [];
+        await vi.waitFor(async () => {
+          lapsed.push(...(await store.sweepDue(100)).lapsed.map((due) => due.sessionId));
+          expect(await backend.residue()).toBe(0);
+        }, WAIT);
+        expect(lapsed).toEqual([record.sessionId]);
         expect(await store.get(record.sessionId, 300)).toBeUndefined();
       });
 
@@ -630,6 +635,34 @@ export function describeSessionStoreContract(
         });
         const next = await second.appendEvent(record.sessionId, 'r1', 'x');
         expect((await store.eventsAfter(record.sessionId, eventId))?.events).toEqual([{ eventId: next, data: 'x' }]);
+      });
+    });
+
+    describe('lapsed sessions (sweepDue)', () => {
+      it('hands a lapsed session to exactly one of several replicas, with what its clean-up needs', async () => {
+        const record = newSession({ upstreamSessionId: 'upstream-lapsed' });
+        await store.create(record, 100);
+        await sleep(150);
+        const sweeps = await Promise.all([store, replica(), replica()].map((each) => each.sweepDue(100)));
+        const lapsed = sweeps.flatMap((sweep) => sweep.lapsed);
+        expect(lapsed).toEqual([{ sessionId: record.sessionId, principal: 'alice', upstreamSessionId: 'upstream-lapsed' }]);
+        expect((await store.sweepDue(100)).lapsed).toEqual([]);
+      });
+
+      it('reschedules a session used after its first deadline, and never returns a deleted one', async () => {
+        const used = newSession();
+        const deleted = newSession();
+        await store.create(used, 200);
+        await store.create(deleted, 200);
+        await sleep(120);
+        await store.get(used.sessionId, 200);
+        expect(await store.delete(deleted.sessionId)).toBe(true);
+        await sleep(120);
+        const sweep = await replica().sweepDue(100);
+        expect(sweep.lapsed).toEqual([]);
+        expect(sweep.extended).toEqual([expect.objectContaining({ sessionId: used.sessionId, principal: 'alice', dueAt: expect.any(Number) })]);
+        expect(sweep.extended[0]!.dueAt).toBeGreaterThan(Date.now());
+        await vi.waitFor(async () => expect((await store.sweepDue(100)).lapsed.map((due) => due.sessionId)).toEqual([used.sessionId]), WAIT);
       });
     });
   });

@@ -7,8 +7,11 @@ import type { IncomingHttpHeaders } from 'node:http';
  */
 export type AuthOutcome = { principal: string } | { rejected: 'missing' | 'invalid' | 'expired' };
 
-/** Synchronous when the answer is at hand (no auth, a tokens file, a recently verified JWT). */
-export type Authenticator = (headers: IncomingHttpHeaders) => AuthOutcome | Promise<AuthOutcome>;
+/**
+ * Synchronous when the answer is at hand (no auth, a tokens file, a recently verified JWT).
+ * `peer`: the socket's remote address, for `none` mode's per-address principals.
+ */
+export type Authenticator = (headers: IncomingHttpHeaders, peer?: string) => AuthOutcome | Promise<AuthOutcome>;
 
 export const MISSING: AuthOutcome = { rejected: 'missing' };
 export const INVALID: AuthOutcome = { rejected: 'invalid' };

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { OpenKind } from '../task-store.js';
 
 /** Several shims (or test runs) can share one Redis by giving each its own prefix. */
 export const DEFAULT_PREFIX = 'mts';
@@ -18,13 +19,13 @@ export function taskKey(prefix: string, taskId: string): string {
 }
 
 /**
- * A principal's open tasks or streams (a sorted set, see lua/hold-open.lua). The principal is
+ * A principal's open tasks, streams or legacy sessions (a sorted set, see lua/hold-open.lua). The principal is
  * hashed: no key name shows who holds what, and the hash is the key's own hash tag, so that a
  * Redis Cluster spreads principals over slots and every operation on the set is single-key.
  */
-export function openKey(prefix: string, kind: 'tasks' | 'streams', principal: string): string {
+export function openKey(prefix: string, kind: OpenKind, principal: string): string {
   const tag = createHash('sha256').update(principal).digest('base64url').slice(0, 22);
-  return `${prefix}:${kind === 'tasks' ? 'open' : 'streams'}:{${tag}}`;
+  return `${prefix}:${kind === 'tasks' ? 'open' : kind}:{${tag}}`;
 }
 
 /** One channel carries every task's changes; subscribers filter in process. */

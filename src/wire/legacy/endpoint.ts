@@ -13,6 +13,7 @@ import { initialize } from './initialize.js';
 import type { ForwardRoute } from './passthrough.js';
 import { SessionCache } from './session-cache.js';
 import { rewriteToolsList } from './tools-list.js';
+import { deleteUpstreamSession } from './upstream-http.js';
 import { serveGetStream, serveResultStream } from './streams.js';
 import { LegacyTaskMethods, parseParams } from './task-methods.js';
 import { TaskIdParams } from '../task-id.js';
@@ -111,9 +112,8 @@ export class LegacyAdapter implements LegacyEndpoint {
     if (req.method === 'DELETE') {
       this.sessions.forget(session.sessionId);
       await this.deps.sessions.delete(session.sessionId);
-      if (session.upstreamSessionId) {
-        void fetch(this.deps.upstreamUrl, { method: 'DELETE', headers: { ...this.deps.upstreamHeaders, 'mcp-session-id': session.upstreamSessionId } }).catch(() => undefined);
-      }
+      void this.deps.service.limits.releaseSession(session.principal, session.sessionId).catch(() => undefined);
+      if (session.upstreamSessionId) void deleteUpstreamSession(this.deps, session.upstreamSessionId).catch(() => undefined);
       return { kind: 'empty', status: 200 };
     }
     return { kind: 'empty', status: 405, headers: { allow: 'GET, POST, DELETE' } };
@@ -201,6 +201,7 @@ export class LegacyAdapter implements LegacyEndpoint {
   private async result(session: SessionRecord, request: JsonRpcRequest): Promise<Reply> {
     const { taskId } = parseParams(TaskIdParams, request.params);
     await this.methods.touch(session, taskId);
+    this.deps.streams.budget.admit();
     const slot = await this.deps.service.limits.openStream(session.principal);
     return { kind: 'stream', serve: (response) => serveResultStream(this.deps, session, response, taskId, request.id, slot) };
   }
@@ -211,6 +212,7 @@ export class LegacyAdapter implements LegacyEndpoint {
     const log = typeof lastEventId === 'string' && lastEventId !== '' ? await this.deps.sessions.eventsAfter(session.sessionId, lastEventId) : undefined;
     let slot: StreamSlot;
     try {
+      this.deps.streams.budget.admit();
       slot = await this.deps.service.limits.openStream(session.principal);
     } catch (err) {
       if (err instanceof LimitExceededError) return json(429, errorResponse(null, err));

@@ -1,17 +1,22 @@
 import type { ServerResponse } from 'node:http';
+import type { BudgetedStream, StreamBudget } from '../../http/stream-budget.js';
 import type { SessionStore, StreamEvent, StreamMeta } from '../../session/session-store.js';
 
 /**
  * One SSE stream of a legacy session. Every event gets a shim-assigned id and goes into the
  * session's shared log first, so a client may resume it with `Last-Event-ID` on any replica.
- * Writes are serialised: the log order is the wire order.
+ * Writes are serialised: the log order is the wire order. Every write goes through the replica's
+ * stream budget and waits for the client to read the one before: a client that stops reading
+ * loses the connection, not an event, since it resumes from the log.
  */
 export class SessionStream {
   private chain: Promise<void> = Promise.resolve();
   private ended = false;
+  private readonly out: BudgetedStream;
 
   constructor(
     private readonly res: ServerResponse,
+    budget: StreamBudget,
     private readonly sessions: SessionStore,
     readonly sessionId: string,
     readonly streamId: string,
@@ -19,6 +24,7 @@ export class SessionStream {
     res.once('close', () => {
       this.ended = true;
     });
+    this.out = budget.track(res);
   }
 
   get closed(): boolean {
@@ -44,25 +50,35 @@ export class SessionStream {
     return this.write(JSON.stringify(message));
   }
 
-  /** Writes events already in the log (a resumption), without logging them again. */
-  replay(events: readonly StreamEvent[]): void {
-    for (const event of events) this.raw(event.eventId, event.data);
+  /**
+   * Writes events already in the log (a resumption), without logging them again, as fast as the
+   * client reads them.
+   */
+  async replay(events: readonly StreamEvent[]): Promise<void> {
+    for (const event of events) {
+      this.raw(event.eventId, event.data);
+      if (this.out.behind && !(await this.out.drained())) return;
+    }
   }
 
-  comment(text: string): void {
-    if (!this.closed) this.res.write(`: ${text}\n\n`);
+  /** The keep-alive tick; false once the stream is closed (a client that stopped reading is cut here). */
+  keepAlive(): boolean {
+    return this.out.keepAlive();
   }
 
   /** Ends the stream after everything queued before this call is written. */
   async end(): Promise<void> {
     await this.chain;
-    if (!this.res.writableEnded) this.res.end();
+    this.out.end();
   }
 
   private write(data: string): Promise<void> {
     const next = this.chain.then(async () => {
       if (this.closed) return;
       const eventId = await this.sessions.appendEvent(this.sessionId, this.streamId, data);
+      // One event at a time, as fast as the client reads; a client that stops reading is cut by
+      // the keep-alive's stall check, and the logged event reaches it when it resumes.
+      if (this.out.behind && !(await this.out.drained())) return;
       this.raw(eventId, data);
     });
     this.chain = next.catch(() => undefined);
@@ -71,6 +87,6 @@ export class SessionStream {
 
   private raw(eventId: string, data: string): void {
     if (this.closed) return;
-    this.res.write(`id: ${eventId}\ndata: ${data}\n\n`);
+    this.out.write(`id: ${eventId}\ndata: ${data}\n\n`);
   }
 }

@@ -34,6 +34,17 @@ function endOnShutdown(deps: LegacyDeps, stream: SessionStream, res: ServerRespo
   res.once('close', unregister);
 }
 
+/**
+ * Keep-alive comments from the moment the headers are out, so that a client that stops reading
+ * during a replay is noticed too (src/http/stream-budget.ts); each tick renews the stream's slot.
+ */
+function keepAlive(deps: LegacyDeps, stream: SessionStream, res: ServerResponse, slot: StreamSlot): void {
+  const timer = setInterval(() => {
+    if (stream.keepAlive()) slot.renew();
+  }, deps.keepAliveMs);
+  res.once('close', () => clearInterval(timer));
+}
+
 /** A stream resumed with `Last-Event-ID`: its id and the logged events the client missed. */
 export interface Resumption {
   streamId: string;
@@ -57,9 +68,11 @@ export async function serveGetStream(
   resume?: Resumption,
 ): Promise<void> {
   res.once('close', () => slot.release());
-  const stream = new SessionStream(res, deps.sessions, session.sessionId, resume?.streamId ?? newStreamId('g'));
+  const stream = new SessionStream(res, deps.streams.budget, deps.sessions, session.sessionId, resume?.streamId ?? newStreamId('g'));
   await stream.open(resume ? undefined : { kind: 'get' }, deps.retentionMs);
-  if (resume) stream.replay(resume.events);
+  keepAlive(deps, stream, res, slot);
+  if (resume) await stream.replay(resume.events);
+  if (stream.closed) return;
   await deps.sessions.keepStreamOpen(session.sessionId, stream.streamId, HOLD_MS);
   markOpen(deps, session, stream, res);
   const feed = new PushFeed({
@@ -73,12 +86,7 @@ export async function serveGetStream(
   });
   const stopRelay = relayUpstreamStream(deps, session.upstreamSessionId, stream);
   endOnShutdown(deps, stream, res);
-  const keepAlive = setInterval(() => {
-    stream.comment('keep-alive');
-    slot.renew();
-  }, deps.keepAliveMs);
   res.once('close', () => {
-    clearInterval(keepAlive);
     feed.stop();
     stopRelay();
   });
@@ -99,9 +107,11 @@ export async function serveResultStream(
   resume?: Resumption,
 ): Promise<void> {
   res.once('close', () => slot.release());
-  const stream = new SessionStream(res, deps.sessions, session.sessionId, resume?.streamId ?? newStreamId('r'));
+  const stream = new SessionStream(res, deps.streams.budget, deps.sessions, session.sessionId, resume?.streamId ?? newStreamId('r'));
   await stream.open(resume ? undefined : { kind: 'result', taskId, requestId: requestId as string | number }, deps.retentionMs);
-  if (resume) stream.replay(resume.events);
+  keepAlive(deps, stream, res, slot);
+  if (resume) await stream.replay(resume.events);
+  if (stream.closed) return;
   await Promise.all([
     deps.sessions.holdResultStream(taskId, stream.streamId, HOLD_MS),
     deps.sessions.keepStreamOpen(session.sessionId, stream.streamId, HOLD_MS),
@@ -111,14 +121,9 @@ export async function serveResultStream(
     void deps.sessions.holdResultStream(taskId, stream.streamId, HOLD_MS).catch(() => undefined);
   }, HOLD_MS / 3);
   endOnShutdown(deps, stream, res);
-  const keepAlive = setInterval(() => {
-    stream.comment('keep-alive');
-    slot.renew();
-  }, deps.keepAliveMs);
   let finished = false;
   const cleanup = (): void => {
     clearInterval(renew);
-    clearInterval(keepAlive);
     feed.stop();
     void deps.sessions.releaseResultStream(taskId, stream.streamId).catch(() => undefined);
   };

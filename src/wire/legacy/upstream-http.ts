@@ -59,3 +59,12 @@ function safeJson(text: string): unknown {
     return undefined;
   }
 }
+
+/**
+ * Ends an upstream session (a client's DELETE, or the shim's session lapsed). The upstream may
+ * have dropped it already; nothing depends on the answer.
+ */
+export async function deleteUpstreamSession(upstream: UpstreamTarget, upstreamSessionId: string): Promise<void> {
+  const res = await fetch(upstream.upstreamUrl, { method: 'DELETE', headers: { ...upstream.upstreamHeaders, 'mcp-session-id': upstreamSessionId } });
+  await res.body?.cancel();
+}

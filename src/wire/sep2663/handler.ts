@@ -255,6 +255,7 @@ export class Sep2663Handler {
     if ((taskIds?.length ?? 0) > this.options.maxListenTaskIds) {
       throw new InvalidParamsError(`At most ${this.options.maxListenTaskIds} taskIds per listen`);
     }
+    this.options.streams.budget.admit();
     const slot = await this.options.service.limits.openStream(call.ctx.principal);
     return new StreamAnswer({
       kind: 'stream',
