@@ -132,6 +132,11 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
 
+  // Reloads are taken from here on, before the start lines: a client may signal as soon as it reads "listening on".
+  const reloads = handleReloads({ shim, load, started: loaded, write: (line) => process.stderr.write(`${line}\n`) });
+  process.off('SIGHUP', hupWhileStarting);
+  if (reloadAsked) reloads.request('SIGHUP during start');
+
   if (!config.redisUrl) {
     process.stderr.write(
       'WARNING: embedded task store: tasks live in this process only. They are not durable and not shared with other replicas. Set REDIS_URL (or --redis) for production.\n',
@@ -146,10 +151,6 @@ async function main(argv: string[]): Promise<number> {
   process.stdout.write(`  auth:     ${config.auth.mode}\n`);
   // A worker plans no calls: the table is the replicas' that serve /mcp.
   if (config.role !== 'worker') announcePolicies(shim);
-
-  const reloads = handleReloads({ shim, load, started: loaded, write: (line) => process.stderr.write(`${line}\n`) });
-  process.off('SIGHUP', hupWhileStarting);
-  if (reloadAsked) reloads.request('SIGHUP during start');
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGTERM', resolve);

@@ -29,6 +29,6 @@ export const EDGE_DEFAULTS = {
 /** Node refuses a headers timeout longer than the request timeout, which includes the headers. */
 export function checkEdge(config: { headersTimeoutMs: number; requestTimeoutMs: number }, ctx: z.RefinementCtx): void {
   if (config.headersTimeoutMs > config.requestTimeoutMs) {
-    ctx.addIssue({ code: 'custom', path: ['headersTimeoutMs'], message: 'must not exceed requestTimeoutMs' });
+    ctx.addIssue({ code: 'custom', path: ['headersTimeoutMs'], message: 'must not exceed the request timeout (--request-timeout-ms, SHIM_REQUEST_TIMEOUT_MS)' });
   }
 }

@@ -144,11 +144,11 @@ describe('mcp-tasks-shim CLI configuration errors exit 2 with a clear message', 
   });
 
   it('--upstream-protocol 2024-11-05', async () => {
-    await expectConfigError(['serve', '--upstream', UPSTREAM, '--upstream-protocol', '2024-11-05'], {}, /upstreamProtocol: must be one of auto, 2025-11-25, 2026-07-28/);
+    await expectConfigError(['serve', '--upstream', UPSTREAM, '--upstream-protocol', '2024-11-05'], {}, /--upstream-protocol: must be one of auto, 2025-11-25, 2026-07-28/);
   });
 
   it('SHIM_UPSTREAM_PROTOCOL=latest', async () => {
-    await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_UPSTREAM_PROTOCOL: 'latest' }, /upstreamProtocol: must be one of auto, 2025-11-25, 2026-07-28/);
+    await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_UPSTREAM_PROTOCOL: 'latest' }, /SHIM_UPSTREAM_PROTOCOL: must be one of auto, 2025-11-25, 2026-07-28/);
   });
 
   it('start --demo with an unknown demo', async () => {

@@ -29,11 +29,12 @@ async function startLines(args: string[], count: number): Promise<{ lines: strin
 
 describe('start --demo native', () => {
   it('fronts the demo upstream that runs tasks itself and says how each tool runs', { timeout: 40_000 }, async () => {
-    const { lines, stop } = await startLines(['--demo', 'native'], 5);
+    const { lines, stop } = await startLines(['--demo', 'native'], 6);
     try {
-      expect(lines[1]).toMatch(/^ {2}upstream: http:\/\/\S+ \(demo native upstream\)$/);
-      expect(lines[2]).toBe('  protocol: 2025-11-25 (discovered), runs tool tasks itself (capabilities.tasks)');
-      expect(lines[3]).toBe('  native:   native_work (required), native_quick (optional), native_confirm (required), native_haiku (required), native_fail (required)');
+      expect(lines[1]).toMatch(/^ {2}version: /);
+      expect(lines[2]).toMatch(/^ {2}upstream: http:\/\/\S+ \(demo native upstream\)$/);
+      expect(lines[3]).toBe('  protocol: 2025-11-25 (discovered), runs tool tasks itself (capabilities.tasks)');
+      expect(lines[4]).toBe('  native:   native_work (required), native_quick (optional), native_confirm (required), native_haiku (required), native_fail (required)');
       const url = /listening on (\S+)/.exec(lines[0] ?? '')![1]!;
       const c = new Sep2663Client(url);
       const created = await c.createTask('native_work', { seconds: 0.2, label: 'demo' });
@@ -45,9 +46,9 @@ describe('start --demo native', () => {
   });
 
   it('says when a pinned protocol does not match the upstream', { timeout: 40_000 }, async () => {
-    const { lines, stop } = await startLines(['--demo', 'native', '--upstream-protocol', '2026-07-28'], 4);
+    const { lines, stop } = await startLines(['--demo', 'native', '--upstream-protocol', '2026-07-28'], 5);
     try {
-      expect(lines[2]).toBe('  protocol: 2026-07-28 (pinned); the upstream did not answer server/discover');
+      expect(lines[3]).toBe('  protocol: 2026-07-28 (pinned); the upstream did not answer server/discover');
     } finally {
       stop();
     }

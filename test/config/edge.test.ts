@@ -17,8 +17,8 @@ describe('edge settings', () => {
   });
 
   it('refuses a headers timeout longer than the request timeout, and bounds out of range', () => {
-    expect(configProblems(['--headers-timeout-ms', '20000', '--request-timeout-ms', '10000'])).toEqual(['headersTimeoutMs: must not exceed requestTimeoutMs']);
-    expect(configProblems(['--headers-timeout-ms', '10'])).toEqual([expect.stringMatching(/^headersTimeoutMs: /)]);
+    expect(configProblems(['--headers-timeout-ms', '20000', '--request-timeout-ms', '10000'])).toEqual(['--headers-timeout-ms: must not exceed the request timeout (--request-timeout-ms, SHIM_REQUEST_TIMEOUT_MS)']);
+    expect(configProblems(['--headers-timeout-ms', '10'])).toEqual([expect.stringMatching(/^--headers-timeout-ms: /)]);
     expect(configProblems([], { SHIM_MAX_CONNECTIONS: 'many' })).toEqual(['SHIM_MAX_CONNECTIONS: expected a whole number, got "many"']);
   });
 });
