@@ -5,7 +5,7 @@
  * Starts what `npm run bench` starts, measures the shim's and the pipe proxy's CPU per forwarded
  * `ping` (4 interleaved rounds of 4 s, medians), then runs each named scenario of bench/scenarios
  * on that shim and measures again. The fresh shim keeps up with the pipe proxy; after the create
- * scenario its hop costs 12–30 µs more per request (docs/benchmarks.md, sixth and eighth sessions). Run it
+ * scenario its hop costs 12–30 µs more per request (docs/decisions/0012-benchmark-method.md). Run it
  * several times before and after a change: one run is as noisy as the effect.
  */
 import { mkdtempSync, rmSync } from 'node:fs';

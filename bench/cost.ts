@@ -8,7 +8,7 @@
  * upstream used from /proc. What it prints: req/s, and µs of CPU per request of each, medians of
  * the rounds. For a hop (pipe proxy, passthrough) the serving process is the hop, not the upstream;
  * the upstream's CPU per request is printed beside it, because it changes with what is in front of
- * it (docs/benchmarks.md, fifth session: 132 µs straight from autocannon, about 100 behind the pipe proxy).
+ * it (docs/decisions/0012-benchmark-method.md: 132 µs straight from autocannon, about 100 behind the pipe proxy).
  * Use it to see what a change costs or saves while other work shares the cores; quote `npm run bench`
  * (a quiet host) for throughput.
  *

@@ -11,7 +11,8 @@ dialect) to the client helper (mcp-tasks-shim/client) and SEP-2663 names. What i
 safely gets a "// ${MARKER_PREFIX}(<code>): …" comment and a report row.
 
 Options:
-  --dry-run          write nothing: print a unified diff per file and a summary
+  --dry-run          change no source file: print a unified diff per file and a summary
+                     (a --report FILE given with it is still written: it is the preview's record)
   --transforms a,b   run only these transforms (see --list)
   --list             list the transforms and exit
   --report FILE      write the JSON report (summary, one row per marker or skipped file)

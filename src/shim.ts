@@ -1,8 +1,11 @@
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { redactUrl } from './config/redact.js';
 import type { ShimConfig } from './config/schema.js';
 import { systemClock } from './core/ports.js';
 import { PrincipalLimits } from './core/limits.js';
+import { policyTable, type PolicyTable } from './core/policy-table.js';
+import type { PolicySources, ToolPolicy } from './core/policy.js';
 import { StepwiseIntake, type TaskIntake } from './core/task-intake.js';
 import { TaskService } from './core/task-service.js';
 import { InProcessQueue } from './execution/in-process-queue.js';
@@ -13,10 +16,13 @@ import { CachedToolCatalog } from './execution/tool-catalog.js';
 import { UpstreamPool } from './execution/upstream-pool.js';
 import type { WorkQueue } from './execution/work-queue.js';
 import { createAuthenticator } from './http/auth/authenticator.js';
-import { createMcpEndpoint } from './http/mcp-endpoint.js';
+import { createMcpEndpoint, type McpEndpointOptions } from './http/mcp-endpoint.js';
 import { drainServer } from './http/drain-server.js';
 import { OpenStreams } from './http/open-streams.js';
 import { createHttpServer } from './http/server.js';
+import { CutoverControls } from './cutover/controls.js';
+import { CutoverStage } from './cutover/stage.js';
+import { cutoverSettings, describeLiveChanges, keyMaterialDigest } from './config/reload.js';
 import { createObservability } from './observe/observability.js';
 import { EmbeddedTaskStore } from './store/embedded/embedded-store.js';
 import { RedisTaskStore } from './store/redis/redis-store.js';
@@ -40,7 +46,15 @@ export interface Shim {
    * ended the way their wires ask, running jobs and then requests given up to `graceMs`, then
    * the rest released.
    */
-  shutdown(options: { graceMs: number }): Promise<void>;
+  shutdown(options: { graceMs: number; delayMs?: number }): Promise<void>;
+  /** Every upstream tool's effective policy and its source, from the tool catalog (bounded wait). */
+  policies(): Promise<PolicyTable>;
+  /**
+   * Applies the settings of `config` that can change live (docs/operations.md, "Reloading"): key
+   * material, task policies and the cutover controls. New key material is read first; when it
+   * cannot be, this throws and nothing changes. Returns what changed, one line each.
+   */
+  reload(config: ShimConfig): Promise<string[]>;
 }
 
 export interface ShimOptions {
@@ -51,6 +65,8 @@ export interface ShimOptions {
 export const MCP_PATH = '/mcp';
 
 const STORE_READY_MS = 10_000;
+/** How long the policy table waits for the upstream's tools/list. */
+const POLICY_LISTING_MS = 5_000;
 
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -60,6 +76,20 @@ function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promi
       timer = setTimeout(() => reject(new Error(message)), ms);
     }),
   ]).finally(() => clearTimeout(timer));
+}
+
+/** What an operator needs when Redis does not answer at start: where, how long we waited, what to check. */
+function storeUnreachable(config: ShimConfig): string {
+  const where = config.redisUrl ? `Redis at ${redactUrl(config.redisUrl)}` : 'the task store';
+  return (
+    `${where} did not answer within ${STORE_READY_MS / 1000} s. Check that Redis runs and listens there, that this host can reach ` +
+    'it (address, port, firewall), the password in the URL, rediss:// if it needs TLS' +
+    (config.redisCluster ? ', and that the seeds are nodes of a Redis Cluster' : '')
+  );
+}
+
+function configuredPolicies(config: ShimConfig): Record<string, ToolPolicy> {
+  return Object.fromEntries(Object.entries(config.policies.tools).map(([tool, p]) => [tool, typeof p === 'string' ? { mode: p } : p]));
 }
 
 /** A `worker` replica answers MCP requests with a 404 that says where they belong. */
@@ -76,6 +106,8 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   const log = options.log ?? ((message) => console.error(message));
   // First: key material that cannot be read stops the start before anything is connected.
   const authenticate = await createAuthenticator(config.auth);
+  // What a reload compares its key files with: the material just read.
+  let liveKeys = keyMaterialDigest(config.auth);
   const redisStore = config.redisUrl
     ? new RedisTaskStore({ url: config.redisUrl, cluster: config.redisCluster, prefix: config.redisPrefix })
     : undefined;
@@ -94,8 +126,22 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
       })
     : undefined;
   const queue: WorkQueue = redisQueue ?? new InProcessQueue(config.workerConcurrency);
+  const cutover = new CutoverStage(new CutoverControls(config));
   // Before anything uses the store: task lifecycles are recorded at it (docs/dashboard.md).
-  const observability = createObservability({ config, store, queue, log });
+  // The table reads the catalog built below; it is only called once the shim is up.
+  const describePolicies = async (): Promise<PolicyTable> => {
+    const tools = await withTimeout(catalog.all(), POLICY_LISTING_MS, `the upstream did not list its tools within ${POLICY_LISTING_MS / 1000} s`);
+    return policyTable(tools, catalog.declaresTasks(), policies);
+  };
+  const observability = createObservability({
+    config,
+    store,
+    queue,
+    cutover,
+    sessionOf: (sessionId) => sessions.get(sessionId, config.sessionIdleTtlMs),
+    log,
+    policies: describePolicies,
+  });
   const pool = new UpstreamPool({
     url: config.upstreamUrl,
     headers: config.upstreamHeaders,
@@ -103,11 +149,13 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     // As many as the worker runs at once, plus a few for discovery and translated requests.
     maxIdle: config.workerConcurrency + 8,
   });
-  const catalog = new CachedToolCatalog(() => pool.listTools());
-  const policies = {
-    configured: Object.fromEntries(
-      Object.entries(config.policies.tools).map(([tool, p]) => [tool, typeof p === 'string' ? { mode: p } : p]),
-    ),
+  const catalog = new CachedToolCatalog(
+    () => pool.listTools(),
+    () => pool.capabilities(),
+  );
+  // Read at every call, so that a reload replaces its members.
+  const policies: PolicySources = {
+    configured: configuredPolicies(config),
     fallback: config.policies.default ?? 'auto',
     autoWindowMs: config.autoWindowMs,
   };
@@ -139,6 +187,8 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     pollIntervalMs: config.pollIntervalMs,
   });
   const streams = new OpenStreams();
+  // `notReady`: /readyz answers 503 (the pre-stop delay and after); `draining`: the graceful stop has begun.
+  let notReady = false;
   let draining = false;
   const runner = new TaskRunner({
     store,
@@ -147,7 +197,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   });
   // Changes published before the subscription is live would be lost to the first watchers; a
   // store that cannot subscribe within the bound is unreachable, and we say so instead of hanging.
-  await withTimeout(store.subscriptionReady(), STORE_READY_MS, `the task store did not answer within ${STORE_READY_MS / 1000} s`).catch(
+  await withTimeout(store.subscriptionReady(), STORE_READY_MS, storeUnreachable(config)).catch(
     async (err: unknown) => {
       await Promise.allSettled([store.close(), sessions.close(), queue.close(0), pool.close()]);
       throw err;
@@ -184,18 +234,23 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     streams,
     hooks: observability.legacyHooks,
   });
-  const handleMcp = config.role === 'worker' ? notServedHere : createMcpEndpoint({
+  // Read per request, so that a reload's new authenticator takes over at once.
+  const endpoint: McpEndpointOptions = {
     sep2663,
     legacy,
     authenticate,
     allowedOrigins: config.allowedOrigins,
     maxBodyBytes: config.maxBodyBytes,
+    cutover: (res, parsed) => cutover.legacy(res, parsed),
+    observeRefusal: (req, parsed, principal, reply) => observability.legacyHooks.refused(req, parsed, principal, reply),
     observe: observability.observeSep2663,
-  });
+  };
+  const handleMcp = config.role === 'worker' ? notServedHere : createMcpEndpoint(endpoint);
+  let live = config;
   const { server, app } = createHttpServer(
     MCP_PATH,
     handleMcp,
-    { readiness: { store: () => store.ping(), upstream: () => pool.ping() }, draining: () => draining },
+    { readiness: { store: () => store.ping(), upstream: () => pool.ping() }, notReady: () => notReady, draining: () => draining },
     (err) => log(`unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
   );
 
@@ -214,6 +269,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     url: `http://${host}:${port}${config.role === 'worker' ? '/' : MCP_PATH}`,
     server,
     store,
+    policies: describePolicies,
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -226,9 +282,26 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
       await sessions.close();
       await store.close();
     },
-    async shutdown({ graceMs }) {
-      // Not ready at once, so that load balancers stop sending; until the running jobs are done the
-      // replica still answers whatever reaches it, each answer closing its connection.
+    async reload(next) {
+      // Read before anything changes: a key file that cannot be read keeps the running configuration.
+      const nextAuthenticate = await createAuthenticator(next.auth);
+      const nextKeys = keyMaterialDigest(next.auth);
+      const changes = describeLiveChanges(live, next, liveKeys, nextKeys);
+      liveKeys = nextKeys;
+      endpoint.authenticate = nextAuthenticate;
+      policies.configured = configuredPolicies(next);
+      policies.fallback = next.policies.default ?? 'auto';
+      cutover.replace(new CutoverControls(next));
+      live = { ...live, auth: next.auth, policies: next.policies, ...cutoverSettings(next) };
+      return changes;
+    },
+    async shutdown({ graceMs, delayMs = 0 }) {
+      // Not ready at once, so that load balancers stop sending; during the delay everything is
+      // still served as usual, so that requests the balancer sends before it notices succeed.
+      notReady = true;
+      if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+      // Until the running jobs are done the replica still answers whatever reaches it, each answer
+      // closing its connection.
       draining = true;
       const deadline = Date.now() + graceMs;
       streams.endAll();

@@ -40,7 +40,8 @@ export function startShim(o: ShimStart): Promise<Served> {
   return spawnServer(
     o.role ? `shim (${o.role})` : 'shim',
     [...(o.nodeArgs ?? []), join(o.checkout ?? ROOT, 'bin/mcp-tasks-shim.js'), 'serve', '--upstream', o.upstream, '--redis', o.redis, '--port', '0', '--policy', o.policy, ...role],
-    { ready: /mcp-tasks-shim listening on (\S+)/, env: o.env, cpuProfDir: o.cpuProfDir },
+    // A benchmark stops its servers at once: no pre-stop delay for a balancer.
+    { ready: /mcp-tasks-shim listening on (\S+)/, env: { SHIM_SHUTDOWN_DELAY_MS: '0', ...o.env }, cpuProfDir: o.cpuProfDir },
   );
 }
 

@@ -15,7 +15,7 @@ const FRESH_PREFIX = 'mts-bench-fresh';
  * replica behind a load balancer serves all kinds of traffic. A replica started for this scenario,
  * which has forwarded nothing but these pings, is measured beside it (information, not the target):
  * the difference between the two is what the earlier task traffic left in the process
- * (docs/benchmarks.md, sixth session), not the forwarding path.
+ * (docs/decisions/0012-benchmark-method.md), not the forwarding path.
  */
 export async function passthrough(ctx: BenchContext): Promise<ScenarioResult> {
   const fresh = await startShim({ upstream: ctx.upstream.url, redis: ctx.redis.url, policy: ctx.policy, env: { SHIM_REDIS_PREFIX: FRESH_PREFIX } });

@@ -1,7 +1,11 @@
-import { ConfigError, loadConfig } from '../config/load.js';
+import { ConfigError, loadConfig, type Loaded } from '../config/load.js';
+import { redactUrl } from '../config/redact.js';
 import type { ShimConfig } from '../config/schema.js';
 import { DEMO_TOOL_POLICIES } from '../demo-upstream/policies.js';
 import type { Shim } from '../shim.js';
+import { handleReloads } from './reloads.js';
+import { policyLines } from './policy-lines.js';
+import { packageVersion } from './version.js';
 
 const USAGE = `Usage:
   mcp-tasks-shim start [options]                 the shim + the demo upstream on one port (npm start)
@@ -15,6 +19,8 @@ Options:
   --host H          listen address (default 127.0.0.1, env HOST)
   --redis URL       Redis task store, shared by replicas (env REDIS_URL); default: embedded, one process
   --redis-cluster   --redis lists seed nodes (comma-separated) of a Redis Cluster (env SHIM_REDIS_CLUSTER)
+  --config FILE     settings as a JSON object of configuration keys, under env and flags (env SHIM_CONFIG_FILE)
+  --watch-config    reload when a configuration file changes, as on SIGHUP (env SHIM_WATCH_CONFIG=true)
   --policy FILE     per-tool task policies, JSON (env SHIM_POLICY_FILE)
   --auth MODE       none | tokens | jwt (env SHIM_AUTH); default: from the key material given, else none
   --tokens FILE     bearer tokens → principals, JSON (env SHIM_TOKENS_FILE)
@@ -27,15 +33,20 @@ Options:
   --deprecation T   Deprecation header on old-API responses: ISO date/time or @epoch (env SHIM_LEGACY_DEPRECATION)
   --sunset T        Sunset header on old-API responses: ISO date/time (env SHIM_LEGACY_SUNSET)
   --migration-guide URL  Link from those headers (env SHIM_MIGRATION_GUIDE_URL)
-  --drain           refuse new old-API tasks; old ones stay readable (env SHIM_LEGACY_DRAIN=true)
+  --legacy M        old APIs: on (default) | drain (no new old-API tasks) | off (no old-API task requests;
+                    HTTP 410, -32013); old tasks stay readable (env SHIM_LEGACY)
+  --drain           the same as --legacy drain (env SHIM_LEGACY_DRAIN=true)
   --brownout S/E    old-API brownout window, ISO start/end; repeatable (env SHIM_LEGACY_BROWNOUTS, comma-separated)
   --dashboard-token T  bearer token for /dashboard and /metrics (env SHIM_DASHBOARD_TOKEN); default: loopback only
   --replica-id ID   this replica's name in /metrics (env SHIM_REPLICA_ID)
   --job-lock-ms N   a dead replica's tasks are failed or re-run within about 2 N ms (default 30000, env SHIM_JOB_LOCK_MS)
+  --shutdown-delay-ms N  on SIGTERM, how long /readyz answers 503 while requests are still served, before the
+                    graceful stop (default 5000, env SHIM_SHUTDOWN_DELAY_MS)
   --shutdown-grace-ms N  on SIGTERM, how long running tasks and requests may finish (default 25000, env SHIM_SHUTDOWN_GRACE_MS)
   --max-open-tasks N     open tasks per principal, fleet-wide; 0 = no limit (default 1000, env SHIM_MAX_OPEN_TASKS_PER_PRINCIPAL)
   --max-open-streams N   open listen/GET/tasks/result streams per principal; 0 = no limit (default 1000, env SHIM_MAX_OPEN_STREAMS_PER_PRINCIPAL)
   -h, --help        this text
+  -v, --version     the installed version
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -44,19 +55,23 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return command === undefined ? 2 : 0;
   }
+  if (command === '-v' || command === '--version' || command === 'version') {
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
+  }
   if (command === 'codemod') return (await import('../../codemods/index.js')).runCodemodCli(rest);
   if (command !== 'start' && command !== 'serve') {
     process.stderr.write(`mcp-tasks-shim: unknown command '${command}'\n\n${USAGE}`);
     return 2;
   }
 
+  // Kept for reloads: SIGHUP reads the same flags and environment again, and the files anew.
+  const load = (): Loaded =>
+    loadConfig({ argv: rest, env: process.env, base: command === 'start' ? { policies: { tools: { ...DEMO_TOOL_POLICIES } } } : {} });
+  let loaded: Loaded;
   let config: ShimConfig;
   try {
-    const loaded = loadConfig({
-      argv: rest,
-      env: process.env,
-      base: command === 'start' ? { policies: { tools: { ...DEMO_TOOL_POLICIES } } } : {},
-    });
+    loaded = load();
     if (loaded.help) {
       process.stdout.write(USAGE);
       return 0;
@@ -73,6 +88,13 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write('mcp-tasks-shim: serve needs --upstream URL (or UPSTREAM_URL): the MCP server to front\n');
     return 2;
   }
+
+  // SIGHUP's default ends the process: from here on it asks for a reload, run once the shim is up.
+  let reloadAsked = false;
+  const hupWhileStarting = (): void => {
+    reloadAsked = true;
+  };
+  process.on('SIGHUP', hupWhileStarting);
 
   // Loaded only now, so that usage and configuration errors answer at once.
   const [{ startShim }, { startDemoUpstream }] = await Promise.all([import('../shim.js'), import('../demo-upstream/server.js')]);
@@ -93,16 +115,29 @@ async function main(argv: string[]): Promise<number> {
     );
   }
   process.stdout.write(`mcp-tasks-shim listening on ${shim.url}\n`);
+  process.stdout.write(`  version:  ${packageVersion()}\n`);
   process.stdout.write(`  upstream: ${upstreamUrl}${demo ? ' (demo upstream)' : ''}\n`);
   if (config.role !== 'all') process.stdout.write(`  role:     ${config.role === 'api' ? 'api (serves /mcp; workers run its task jobs)' : 'worker (runs task jobs; no /mcp)'}\n`);
-  process.stdout.write(`  store:    ${config.redisUrl ? `redis ${redact(config.redisUrl)}` : 'embedded (single process)'}\n`);
+  process.stdout.write(`  store:    ${config.redisUrl ? `redis ${redactUrl(config.redisUrl)}${config.redisCluster ? ' (cluster)' : ''}` : 'embedded (single process)'}\n`);
+  process.stdout.write(`  auth:     ${config.auth.mode}\n`);
+  // A worker plans no calls: the table is the replicas' that serve /mcp.
+  if (config.role !== 'worker') announcePolicies(shim);
+
+  const reloads = handleReloads({ shim, load, started: loaded, write: (line) => process.stderr.write(`${line}\n`) });
+  process.off('SIGHUP', hupWhileStarting);
+  if (reloadAsked) reloads.request('SIGHUP during start');
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGTERM', resolve);
     process.once('SIGINT', resolve);
   });
+  reloads.stop();
   const graceMs = config.shutdownGraceMs;
-  process.stderr.write(`mcp-tasks-shim: ${signal}: shutting down (grace ${graceMs} ms; a second signal stops at once)\n`);
+  // SIGTERM is what an orchestrator sends while its balancer still routes here; Ctrl-C (SIGINT) needs no delay.
+  const delayMs = signal === 'SIGTERM' ? config.shutdownDelayMs : 0;
+  process.stderr.write(
+    `mcp-tasks-shim: ${signal}: shutting down (${delayMs > 0 ? `/readyz 503 for ${delayMs} ms first, ` : ''}grace ${graceMs} ms; a second signal stops at once)\n`,
+  );
   // A second signal, or a shutdown that overruns its bound, ends the process without waiting.
   const force = (why: string): void => {
     process.stderr.write(`mcp-tasks-shim: ${why}: stopping now\n`);
@@ -110,8 +145,8 @@ async function main(argv: string[]): Promise<number> {
   };
   process.once('SIGTERM', () => force('second signal'));
   process.once('SIGINT', () => force('second signal'));
-  setTimeout(() => force(`shutdown still running ${SHUTDOWN_MARGIN_MS} ms after the grace period`), graceMs + SHUTDOWN_MARGIN_MS).unref();
-  await shim.shutdown({ graceMs });
+  setTimeout(() => force(`shutdown still running ${SHUTDOWN_MARGIN_MS} ms after the grace period`), delayMs + graceMs + SHUTDOWN_MARGIN_MS).unref();
+  await shim.shutdown({ graceMs, delayMs });
   await demo?.close();
   process.stderr.write('mcp-tasks-shim: stopped\n');
   return 0;
@@ -120,8 +155,35 @@ async function main(argv: string[]): Promise<number> {
 /** What closing the stores and connections may take after the grace period. */
 const SHUTDOWN_MARGIN_MS = 10_000;
 
-function redact(url: string): string {
-  return url.replace(/\/\/[^@/]*@/g, '//***@');
+/** How often the start-up lines ask again for the policy table of an upstream that did not answer. */
+const POLICY_RETRY_MS = 2_000;
+
+/**
+ * Prints every upstream tool's effective policy and its source once the upstream answers. Start
+ * never waits for it: an upstream that is down gets one line saying so, and the table follows
+ * when it answers.
+ */
+function announcePolicies(shim: Shim): void {
+  let toldDown = false;
+  const attempt = (): void => {
+    shim.policies().then(
+      (table) => {
+        const { out, warnings } = policyLines(table);
+        if (toldDown) process.stdout.write('mcp-tasks-shim: the upstream answers now\n');
+        process.stdout.write(`${out.join('\n')}\n`);
+        for (const warning of warnings) process.stderr.write(`${warning}\n`);
+      },
+      (err: unknown) => {
+        if (!toldDown) {
+          const why = err instanceof Error ? err.message : String(err);
+          process.stdout.write(`  policies: the upstream is not answering (${why}); the table follows when it does\n`);
+          toldDown = true;
+        }
+        setTimeout(attempt, POLICY_RETRY_MS).unref();
+      },
+    );
+  };
+  attempt();
 }
 
 main(process.argv.slice(2)).then(

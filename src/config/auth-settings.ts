@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { JWT_DEFAULTS, type AuthConfig } from './auth-schema.js';
+import { JWT_DEFAULTS, MIN_HS256_SECRET_BYTES, type AuthConfig } from './auth-schema.js';
 import { JwksFileError, readJwksFile } from './jwks-file.js';
 
 /** The flags of the authentication settings, for `parseArgs`. */
@@ -101,15 +101,17 @@ export function resolveAuth(flags: Flags, env: Env, problems: string[]): AuthCon
 }
 
 function jwtKey(secret: Setting | undefined, secretFile: Setting | undefined, jwksFile: Setting, problems: string[]): Extract<AuthConfig, { mode: 'jwt' }>['key'] | undefined {
-  if (secret) return { algorithm: 'HS256', secret: secret.value };
+  if (secret) return hs256(secret.value, secret.name, problems);
   if (secretFile) {
+    let text: string;
     try {
       // Editors end files with a newline that nobody means as part of the secret.
-      return { algorithm: 'HS256', secret: readFileSync(secretFile.value, 'utf8').replace(/\r?\n$/, '') };
+      text = readFileSync(secretFile.value, 'utf8').replace(/\r?\n$/, '');
     } catch (err) {
       problems.push(`${secretFile.name} ${secretFile.value}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
       return undefined;
     }
+    return hs256(text, `${secretFile.name} ${secretFile.value}`, problems);
   }
   try {
     // Read again at start; checked here so that a bad file is a configuration error like any other.
@@ -120,6 +122,13 @@ function jwtKey(secret: Setting | undefined, secretFile: Setting | undefined, jw
     return undefined;
   }
   return { algorithm: 'RS256', jwksFile: jwksFile.value };
+}
+
+/** Checked here, where the secret's source is known, so that the problem names it (never the secret). */
+function hs256(secret: string, source: string, problems: string[]): Extract<AuthConfig, { mode: 'jwt' }>['key'] | undefined {
+  if (Buffer.byteLength(secret, 'utf8') >= MIN_HS256_SECRET_BYTES) return { algorithm: 'HS256', secret };
+  problems.push(`${source}: the HS256 secret must be at least ${MIN_HS256_SECRET_BYTES} bytes`);
+  return undefined;
 }
 
 function wholeNumber(s: Setting, problems: string[]): number | undefined {

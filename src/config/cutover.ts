@@ -29,6 +29,10 @@ export function parseWindow(value: string): { start: number; end: number } | und
   return start !== undefined && end !== undefined && start < end ? { start, end } : undefined;
 }
 
+/** `on`: both old wires served; `drain`: no new old-API tasks; `off`: no old-API task requests at all. */
+export const LEGACY_MODES = ['on', 'drain', 'off'] as const;
+export type LegacyMode = (typeof LEGACY_MODES)[number];
+
 const instant = z.string().refine((v) => parseInstant(v) !== undefined, {
   message: 'expected an ISO 8601 date or date-time with a zone (2026-09-01, 2026-09-01T12:00:00Z) or @<epoch seconds>',
 });
@@ -43,7 +47,9 @@ export const CUTOVER_FIELDS = {
   legacySunset: instant.optional(),
   /** The migration guide every old-API response links to (`Link: <…>; rel="deprecation"` / `rel="sunset"`). */
   migrationGuideUrl: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
-  /** Old-API task creation answers an error; existing tasks stay readable until they expire. */
+  /** The old APIs' mode (docs/migration.md, "Switch the old API off"); absent: `drain` if `legacyDrain`, else `on`. */
+  legacy: z.enum(LEGACY_MODES, { error: `must be one of ${LEGACY_MODES.join(', ')}` }).optional(),
+  /** The older spelling of `legacy: drain`: old-API task creation answers an error; existing tasks stay readable. */
   legacyDrain: z.boolean(),
   /** Windows in which every old-API request fails, so that teams notice before the sunset. */
   legacyBrownouts: z.array(window),
@@ -78,7 +84,7 @@ export function checkCutover(config: CutoverConfig, ctx: z.RefinementCtx): void 
     ctx.addIssue({
       code: 'custom',
       path: ['migrationGuideUrl'],
-      message: 'needs legacyDeprecation or legacySunset: the link is sent with those headers',
+      message: 'needs --deprecation or --sunset (SHIM_LEGACY_DEPRECATION, SHIM_LEGACY_SUNSET): the link is sent with those headers',
     });
   }
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { z } from 'zod';
 import { AUTH_FLAGS, resolveAuth } from './auth-settings.js';
-import { ConfigSchema, DEFAULT_CONFIG, PolicyFileSchema, TokensFileSchema, type PolicyFile, type ShimConfig } from './schema.js';
+import { ConfigFileSchema, ConfigSchema, DEFAULT_CONFIG, PolicyFileSchema, TokensFileSchema, type PolicyFile, type ShimConfig } from './schema.js';
 import { resolveUpstreamHeaders, UPSTREAM_HEADER_FLAGS } from './upstream-headers.js';
 
 /** Every problem found in the configuration, each on its own line, so one start shows them all. */
@@ -33,12 +33,15 @@ const ENV_KEYS: ReadonlyArray<[string, keyof ShimConfig, Kind]> = [
   ['SHIM_MAX_OPEN_TASKS_PER_PRINCIPAL', 'maxOpenTasksPerPrincipal', 'int'],
   ['SHIM_MAX_OPEN_STREAMS_PER_PRINCIPAL', 'maxOpenStreamsPerPrincipal', 'int'],
   ['SHIM_SHUTDOWN_GRACE_MS', 'shutdownGraceMs', 'int'],
+  ['SHIM_SHUTDOWN_DELAY_MS', 'shutdownDelayMs', 'int'],
+  ['SHIM_WATCH_CONFIG', 'watchConfig', 'bool'],
   ['SHIM_JOB_LOCK_MS', 'jobLockMs', 'int'],
   ['SHIM_SESSION_IDLE_TTL_MS', 'sessionIdleTtlMs', 'int'],
   ['SHIM_ALLOWED_ORIGINS', 'allowedOrigins', 'list'],
   ['SHIM_LEGACY_DEPRECATION', 'legacyDeprecation', 'string'],
   ['SHIM_LEGACY_SUNSET', 'legacySunset', 'string'],
   ['SHIM_MIGRATION_GUIDE_URL', 'migrationGuideUrl', 'string'],
+  ['SHIM_LEGACY', 'legacy', 'string'],
   ['SHIM_LEGACY_DRAIN', 'legacyDrain', 'bool'],
   ['SHIM_LEGACY_BROWNOUTS', 'legacyBrownouts', 'list'],
   ['SHIM_CUTOVER_QUIET_PERIOD_MS', 'cutoverQuietPeriodMs', 'int'],
@@ -46,6 +49,30 @@ const ENV_KEYS: ReadonlyArray<[string, keyof ShimConfig, Kind]> = [
   ['SHIM_REPLICA_ID', 'replicaId', 'string'],
 ];
 type Kind = 'string' | 'int' | 'list' | 'bool';
+
+/** Flag → config key; `as-is` flags arrive parsed (booleans, repeatable ones). Flags override the environment. */
+const FLAG_KEYS: ReadonlyArray<[keyof typeof FLAGS, keyof ShimConfig, 'string' | 'int' | 'as-is']> = [
+  ['role', 'role', 'string'],
+  ['port', 'port', 'int'],
+  ['host', 'host', 'string'],
+  ['upstream', 'upstreamUrl', 'string'],
+  ['redis', 'redisUrl', 'string'],
+  ['redis-cluster', 'redisCluster', 'as-is'],
+  ['deprecation', 'legacyDeprecation', 'string'],
+  ['sunset', 'legacySunset', 'string'],
+  ['migration-guide', 'migrationGuideUrl', 'string'],
+  ['drain', 'legacyDrain', 'as-is'],
+  ['legacy', 'legacy', 'string'],
+  ['watch-config', 'watchConfig', 'as-is'],
+  ['brownout', 'legacyBrownouts', 'as-is'],
+  ['dashboard-token', 'dashboardToken', 'string'],
+  ['replica-id', 'replicaId', 'string'],
+  ['job-lock-ms', 'jobLockMs', 'int'],
+  ['max-open-tasks', 'maxOpenTasksPerPrincipal', 'int'],
+  ['max-open-streams', 'maxOpenStreamsPerPrincipal', 'int'],
+  ['shutdown-grace-ms', 'shutdownGraceMs', 'int'],
+  ['shutdown-delay-ms', 'shutdownDelayMs', 'int'],
+];
 
 const FLAGS = {
   role: { type: 'string' },
@@ -55,6 +82,9 @@ const FLAGS = {
   redis: { type: 'string' },
   'redis-cluster': { type: 'boolean' },
   policy: { type: 'string' },
+  config: { type: 'string' },
+  'watch-config': { type: 'boolean' },
+  legacy: { type: 'string' },
   deprecation: { type: 'string' },
   sunset: { type: 'string' },
   'migration-guide': { type: 'string' },
@@ -66,6 +96,7 @@ const FLAGS = {
   'max-open-tasks': { type: 'string' },
   'max-open-streams': { type: 'string' },
   'shutdown-grace-ms': { type: 'string' },
+  'shutdown-delay-ms': { type: 'string' },
   ...AUTH_FLAGS,
   ...UPSTREAM_HEADER_FLAGS,
   help: { type: 'boolean', short: 'h' },
@@ -81,7 +112,12 @@ export interface LoadInput {
 export interface Loaded {
   config: ShimConfig;
   help: boolean;
+  /** The files this configuration was read from (config, policy, tokens, JWKS), for `--watch-config`. */
+  files: string[];
 }
+
+/** Keys a config file may not set: credentials and the shim's upstream headers have their own settings and files. */
+const NOT_IN_CONFIG_FILE: ReadonlySet<string> = new Set(['auth', 'upstreamHeaders']);
 
 export function loadConfig({ argv, env, base = {} }: LoadInput): Loaded {
   const problems: string[] = [];
@@ -93,47 +129,67 @@ export function loadConfig({ argv, env, base = {} }: LoadInput): Loaded {
   }
 
   const raw: Record<string, unknown> = { ...DEFAULT_CONFIG, ...base };
+  /** Config key → the flag or variable the user set it with (a flag wins), so problems use their words. */
+  const origins = new Map<string, string>();
+  const files: string[] = [];
+  // The config file sits under the environment and the flags: what it sets, they may override.
+  const configPath = flags.config ?? env.SHIM_CONFIG_FILE;
+  if (configPath) {
+    files.push(configPath);
+    const fromFile = readConfigFile(configPath, problems);
+    for (const key of Object.keys(fromFile)) origins.set(key, `"${key}" in ${configPath}`);
+    Object.assign(raw, fromFile);
+  }
   for (const [name, key, kind] of ENV_KEYS) {
     const value = env[name];
     if (value === undefined || value === '') continue;
+    origins.set(key, name);
     setParsed(raw, key, parseValue(`${name}`, value, kind, problems));
   }
-  if (flags.role !== undefined) raw.role = flags.role;
-  if (flags.port !== undefined) setParsed(raw, 'port', parseValue('--port', flags.port, 'int', problems));
-  if (flags.host !== undefined) raw.host = flags.host;
-  if (flags.upstream !== undefined) raw.upstreamUrl = flags.upstream;
-  if (flags.redis !== undefined) raw.redisUrl = flags.redis;
-  if (flags['redis-cluster'] !== undefined) raw.redisCluster = flags['redis-cluster'];
-  if (flags.deprecation !== undefined) raw.legacyDeprecation = flags.deprecation;
-  if (flags.sunset !== undefined) raw.legacySunset = flags.sunset;
-  if (flags['migration-guide'] !== undefined) raw.migrationGuideUrl = flags['migration-guide'];
-  if (flags.drain !== undefined) raw.legacyDrain = flags.drain;
-  if (flags.brownout !== undefined) raw.legacyBrownouts = flags.brownout;
-  if (flags['dashboard-token'] !== undefined) raw.dashboardToken = flags['dashboard-token'];
-  if (flags['replica-id'] !== undefined) raw.replicaId = flags['replica-id'];
-  if (flags['job-lock-ms'] !== undefined) setParsed(raw, 'jobLockMs', parseValue('--job-lock-ms', flags['job-lock-ms'], 'int', problems));
-  if (flags['max-open-tasks'] !== undefined) setParsed(raw, 'maxOpenTasksPerPrincipal', parseValue('--max-open-tasks', flags['max-open-tasks'], 'int', problems));
-  if (flags['max-open-streams'] !== undefined) setParsed(raw, 'maxOpenStreamsPerPrincipal', parseValue('--max-open-streams', flags['max-open-streams'], 'int', problems));
-  if (flags['shutdown-grace-ms'] !== undefined) setParsed(raw, 'shutdownGraceMs', parseValue('--shutdown-grace-ms', flags['shutdown-grace-ms'], 'int', problems));
+  for (const [flag, key, kind] of FLAG_KEYS) {
+    const value = flags[flag];
+    if (value === undefined) continue;
+    origins.set(key, `--${flag}`);
+    setParsed(raw, key, kind === 'int' ? parseValue(`--${flag}`, value as string, 'int', problems) : value);
+  }
 
   const policyPath = flags.policy ?? env.SHIM_POLICY_FILE;
   if (policyPath) {
+    files.push(policyPath);
     const policies = readJsonFile('policy file', policyPath, PolicyFileSchema, problems);
     if (policies) raw.policies = mergePolicies(raw.policies as PolicyFile, policies);
   }
   const auth = resolveAuth(flags, env, problems);
   if (auth) raw.auth = auth;
   if (auth?.mode === 'tokens') {
+    files.push(auth.tokensFile);
     // Read again at start; checked here so that a bad file is a configuration error like any other.
     readJsonFile('tokens file', auth.tokensFile, TokensFileSchema, problems, { secret: true });
   }
+  if (auth?.mode === 'jwt' && auth.key.algorithm === 'RS256') files.push(auth.key.jwksFile);
   const upstreamHeaders = resolveUpstreamHeaders(flags, env, problems);
   if (upstreamHeaders) raw.upstreamHeaders = upstreamHeaders;
 
   const parsed = ConfigSchema.safeParse(raw);
-  if (!parsed.success) problems.push(...describe(parsed.error));
+  if (!parsed.success) problems.push(...parsed.error.issues.map((issue) => `${settingName(issue.path, origins)}: ${issue.message}`));
   if (problems.length > 0) throw new ConfigError(problems);
-  return { config: parsed.data as ShimConfig, help: flags.help ?? false };
+  return { config: parsed.data as ShimConfig, help: flags.help ?? false, files };
+}
+
+/** The config file: a JSON object of configuration keys (docs/configuration.md, "Config file"). */
+function readConfigFile(path: string, problems: string[]): Record<string, unknown> {
+  const json = readJsonFile('config file', path, ConfigFileSchema, problems);
+  if (!json) return {};
+  const known = new Set(Object.keys(ConfigSchema.shape));
+  const bad = Object.keys(json).filter((key) => !known.has(key) || NOT_IN_CONFIG_FILE.has(key));
+  for (const key of bad) {
+    problems.push(
+      NOT_IN_CONFIG_FILE.has(key)
+        ? `config file ${path}: '${key}' is set by its own flags and environment variables, not in the config file`
+        : `config file ${path}: unknown key '${key}'`,
+    );
+  }
+  return bad.length > 0 ? {} : json;
 }
 
 /** A value that did not parse is already a problem: keep the default so the schema does not report it twice. */
@@ -185,6 +241,19 @@ function mergePolicies(base: PolicyFile, over: PolicyFile): PolicyFile {
   return { default: over.default ?? base.default, tools: { ...base.tools, ...over.tools } };
 }
 
+/**
+ * A setting as the user wrote it: the flag or variable that set it, else every way to set it (a
+ * rule between settings can name one left at its default); a list's entry counts from 1.
+ */
+function settingName(path: readonly PropertyKey[], origins: ReadonlyMap<string, string>): string {
+  const [key, ...rest] = path.map(String);
+  const ways = [...FLAG_KEYS.filter(([, k]) => k === key).map(([flag]) => `--${flag}`), ...ENV_KEYS.filter(([, k]) => k === key).map(([name]) => name)];
+  const name = origins.get(key ?? '') ?? (ways.length ? ways.join(' / ') : path.join('.'));
+  if (rest.length === 0 || !ways.length) return name;
+  return /^\d+$/.test(rest[0] ?? '') ? `${name} (entry ${Number(rest[0]) + 1})` : `${name} ${rest.join('.')}`;
+}
+
+/** A problem inside a file names the file's own keys (`tools.greet`). */
 function describe(error: z.ZodError): string[] {
   return error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
 }

@@ -4,18 +4,27 @@ import { AuthSchema } from './auth-schema.js';
 import { checkCutover, CUTOVER_DEFAULTS, CUTOVER_FIELDS } from './cutover.js';
 import { UpstreamHeadersSchema } from './upstream-headers.js';
 
-const toolPolicy = z.union([
-  z.enum(TASK_POLICIES),
-  z.strictObject({
-    mode: z.enum(TASK_POLICIES),
-    syncWindowMs: z.number().int().min(0).max(60_000).optional(),
-    idempotent: z.boolean().optional(),
-  }),
-]);
+const policyNames = z.enum(TASK_POLICIES, { error: `expected one of ${TASK_POLICIES.join(', ')}` });
+const toolPolicy = z.union(
+  [
+    policyNames,
+    z.strictObject({
+      mode: policyNames,
+      syncWindowMs: z.number().int().min(0).max(60_000).optional(),
+      idempotent: z.boolean().optional(),
+    }),
+  ],
+  {
+    error: (issue) =>
+      issue.input !== null && typeof issue.input === 'object'
+        ? `expected {"mode": ${TASK_POLICIES.join(' | ')}, "syncWindowMs"?: 0 to 60000, "idempotent"?: true | false}`
+        : `expected one of ${TASK_POLICIES.join(', ')} (or an object with "mode"), got ${JSON.stringify(issue.input)}`,
+  },
+);
 
 /** The policy file: `{"default": "auto", "tools": {"greet": "forbidden", "build": {"mode": "required"}}}`. */
 export const PolicyFileSchema = z.strictObject({
-  default: z.enum(TASK_POLICIES).optional(),
+  default: policyNames.optional(),
   tools: z.record(z.string().min(1), toolPolicy).default({}),
 });
 export type PolicyFile = z.infer<typeof PolicyFileSchema>;
@@ -76,6 +85,10 @@ export const ConfigSchema = z.strictObject({
   maxOpenStreamsPerPrincipal: z.number().int().min(0).max(1_000_000),
   /** On SIGTERM, how long running jobs and requests may take before they are released (docs/operations.md). */
   shutdownGraceMs: z.number().int().min(0).max(3_600_000),
+  /** On SIGTERM, how long `/readyz` answers 503 while everything is still served, before the graceful stop begins. */
+  shutdownDelayMs: z.number().int().min(0).max(600_000),
+  /** Reload the configuration when one of its files changes, as on SIGHUP (docs/operations.md, "Reloading"). */
+  watchConfig: z.boolean(),
   workerConcurrency: z.number().int().min(1).max(10_000),
   /** A dead replica's jobs are handed to another worker within about twice this (lock expiry, then two stall checks). */
   jobLockMs: z.number().int().min(1_000).max(600_000),
@@ -88,16 +101,19 @@ export const ConfigSchema = z.strictObject({
   serverVersion: z.string().min(1),
   ...CUTOVER_FIELDS,
 })
-  .refine((c) => c.defaultTtlMs <= c.maxTtlMs, { message: 'defaultTtlMs must not exceed maxTtlMs', path: ['defaultTtlMs'] })
+  .refine((c) => c.defaultTtlMs <= c.maxTtlMs, { message: 'must not exceed the maximum TTL (SHIM_MAX_TTL_MS)', path: ['defaultTtlMs'] })
   .superRefine(checkCutover)
   .superRefine((c, ctx) => {
-    if (c.redisCluster && !c.redisUrl) ctx.addIssue({ code: 'custom', message: 'a Redis Cluster needs its seed node URLs in redisUrl', path: ['redisCluster'] });
-    if (!c.redisCluster && c.redisUrl?.includes(',')) ctx.addIssue({ code: 'custom', message: 'several URLs are seed nodes of a Redis Cluster: set redisCluster too', path: ['redisUrl'] });
+    if (c.redisCluster && !c.redisUrl) ctx.addIssue({ code: 'custom', message: 'a Redis Cluster needs its seed node URLs in --redis or REDIS_URL', path: ['redisCluster'] });
+    if (!c.redisCluster && c.redisUrl?.includes(',')) ctx.addIssue({ code: 'custom', message: 'several URLs are seed nodes of a Redis Cluster: set --redis-cluster (SHIM_REDIS_CLUSTER=true) too', path: ['redisUrl'] });
     // Without Redis there is no shared queue: an api replica's jobs would never run, a worker would have none.
-    if (c.role !== 'all' && !c.redisUrl) ctx.addIssue({ code: 'custom', message: `role '${c.role}' needs Redis (redisUrl / --redis / REDIS_URL): api and worker replicas share the task queue there`, path: ['role'] });
+    if (c.role !== 'all' && !c.redisUrl) ctx.addIssue({ code: 'custom', message: `role '${c.role}' needs Redis (--redis or REDIS_URL): api and worker replicas share the task queue there`, path: ['role'] });
   });
 
 export type ShimConfig = z.infer<typeof ConfigSchema>;
+
+/** A config file is one JSON object; its keys are checked against the configuration's own. */
+export const ConfigFileSchema = z.record(z.string(), z.unknown());
 
 export const DEFAULT_CONFIG: ShimConfig = {
   role: 'all',
@@ -117,6 +133,8 @@ export const DEFAULT_CONFIG: ShimConfig = {
   maxOpenTasksPerPrincipal: 1_000,
   maxOpenStreamsPerPrincipal: 1_000,
   shutdownGraceMs: 25_000,
+  shutdownDelayMs: 5_000,
+  watchConfig: false,
   workerConcurrency: 64,
   jobLockMs: 30_000,
   allowedOrigins: [],

@@ -15,6 +15,10 @@ export const ErrorCode = {
   UnsupportedProtocolVersion: -32022,
   /** Ours, in the range SEP-2663 leaves to implementations' legacy use (docs/decisions/0006-limits.md). */
   LimitExceeded: -32012,
+  /** Ours, same range, only ever sent on the legacy wires (docs/migration.md, "Switch the old API off"). */
+  LegacyDrained: -32010,
+  LegacyBrownout: -32011,
+  LegacyTasksOff: -32013,
 } as const;
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -122,5 +126,22 @@ export class UpstreamRpcError extends ShimError {}
 export class IllegalTransitionError extends InternalError {
   constructor(taskId: string, from: string, to: string) {
     super(`Illegal task transition ${from} -> ${to} for ${taskId}`);
+  }
+}
+
+/**
+ * The legacy tasks API is switched off (`--legacy off`): an old-wire task request gets this, under
+ * HTTP 410, and the message names the migration guide. Tasks created before stay readable on the
+ * SEP-2663 wire until their TTL.
+ */
+export class LegacyTasksOffError extends ShimError {
+  constructor(guideUrl: string | undefined, data?: Record<string, unknown>) {
+    super(
+      ErrorCode.LegacyTasksOff,
+      'The legacy MCP tasks API is switched off on this server: move this client to MCP 2026-07-28 with the SEP-2663 ' +
+        'tasks extension (docs/migration.md). Tasks created before stay readable there with tasks/get until they expire.' +
+        (guideUrl ? ` Migration guide: ${guideUrl}` : ''),
+      { reason: 'legacy-off', ...data },
+    );
   }
 }

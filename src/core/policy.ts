@@ -1,6 +1,8 @@
 /**
- * Which tool calls become tasks. The policy per tool comes from configuration first, then
- * from the upstream's `execution.taskSupport`, then from the configured default.
+ * Which tool calls become tasks. The policy per tool comes from the policy file first; then from
+ * the upstream's `execution.taskSupport`, but only when the upstream declares tasks for
+ * `tools/call` (an upstream without that capability has decided nothing: the official SDK marks
+ * every plain tool `forbidden`); else from the configured default.
  */
 export const TASK_POLICIES = ['forbidden', 'optional', 'required', 'auto'] as const;
 export type TaskPolicy = (typeof TASK_POLICIES)[number];
@@ -32,12 +34,33 @@ export interface PolicySources {
   autoWindowMs: number;
 }
 
-export function resolvePolicy(
-  tool: string,
-  sources: PolicySources,
-  upstreamSupport: UpstreamTaskSupport | undefined,
-): ToolPolicy {
-  return sources.configured[tool] ?? { mode: upstreamSupport ?? sources.fallback };
+/** What the upstream says about one tool, as far as policy goes. */
+export interface UpstreamToolFacts {
+  /** The upstream declares `capabilities.tasks.requests.tools.call`: its `taskSupport` is a decision. */
+  declaresTasks: boolean;
+  /** The tool's `execution.taskSupport`; absent means `forbidden` (MCP 2025-11-25). */
+  taskSupport?: UpstreamTaskSupport;
+}
+
+export const POLICY_SOURCES = ['policy file', 'default', 'upstream'] as const;
+export type PolicySource = (typeof POLICY_SOURCES)[number];
+
+export interface ResolvedPolicy {
+  policy: ToolPolicy;
+  source: PolicySource;
+}
+
+export function resolvePolicy(tool: string, sources: PolicySources, upstream: UpstreamToolFacts): ResolvedPolicy {
+  const configured = sources.configured[tool];
+  if (configured) return { policy: configured, source: 'policy file' };
+  if (upstream.declaresTasks) return { policy: { mode: upstream.taskSupport ?? 'forbidden' }, source: 'upstream' };
+  return { policy: { mode: sources.fallback }, source: 'default' };
+}
+
+/** Whether server capabilities (an `initialize` result's) declare task-augmented `tools/call`. */
+export function declaresToolTasks(capabilities: Record<string, unknown>): boolean {
+  const tasks = capabilities.tasks as { requests?: { tools?: { call?: unknown } } } | undefined;
+  return tasks?.requests?.tools?.call !== undefined;
 }
 
 /**

@@ -23,6 +23,11 @@ export interface ToolInfo {
 export interface ToolCatalog {
   /** The upstream's tool, from a short-lived cache that refreshes on a miss. */
   get(name: string): Promise<ToolInfo | undefined>;
+  /**
+   * Whether the upstream declares task-augmented `tools/call`, as of the listing `get` last read
+   * (false until the upstream first answered: nothing is known about its tools either).
+   */
+  declaresTasks(): boolean;
 }
 
 export interface Clock {

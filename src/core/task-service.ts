@@ -65,7 +65,10 @@ export class TaskService {
   }
 
   policyFor(tool: string): Promise<ToolPolicy> {
-    return this.options.catalog.get(tool).then((info) => resolvePolicy(tool, this.options.policies, info?.execution?.taskSupport));
+    const { catalog, policies } = this.options;
+    return catalog
+      .get(tool)
+      .then((info) => resolvePolicy(tool, policies, { declaresTasks: catalog.declaresTasks(), taskSupport: info?.execution?.taskSupport }).policy);
   }
 
   async callTool(ctx: CallContext, call: CallRequest): Promise<CallOutcome> {

@@ -1,5 +1,6 @@
-import { parseInstant, parseWindow } from '../config/cutover.js';
+import { parseInstant, parseWindow, type LegacyMode } from '../config/cutover.js';
 import type { ShimConfig } from '../config/schema.js';
+import { ErrorCode, LegacyTasksOffError } from '../core/errors.js';
 import type { JsonRpcId } from '../wire/jsonrpc/message.js';
 import { json, type Reply } from '../wire/reply.js';
 
@@ -9,9 +10,11 @@ import { json, type Reply } from '../wire/reply.js';
  */
 export const CutoverCode = {
   /** Drain mode: the old API creates no new tasks. */
-  Drained: -32010,
+  Drained: ErrorCode.LegacyDrained,
   /** A scheduled brownout window: the old API answers nothing. */
-  Brownout: -32011,
+  Brownout: ErrorCode.LegacyBrownout,
+  /** Legacy mode off: the old API's task requests are refused for good. */
+  Off: ErrorCode.LegacyTasksOff,
 } as const;
 
 export interface Window {
@@ -27,24 +30,29 @@ export interface CutoverState {
   /** The headers every old-API response carries. */
   headers: Record<string, string>;
   drain: boolean;
+  legacy: LegacyMode;
   brownout: {
     active: { start: string; end: string } | null;
     next: { start: string; end: string } | null;
     windows: Array<{ start: string; end: string; state: 'past' | 'active' | 'scheduled' }>;
   };
   quietPeriodMs: number;
+  /** The legacy mode since this replica started, oldest first (the dashboard's timeline). */
+  legacyHistory: Array<{ at: string; mode: LegacyMode }>;
 }
 
 type CutoverConfig = Pick<
   ShimConfig,
-  'legacyDeprecation' | 'legacySunset' | 'migrationGuideUrl' | 'legacyDrain' | 'legacyBrownouts' | 'cutoverQuietPeriodMs'
+  'legacyDeprecation' | 'legacySunset' | 'migrationGuideUrl' | 'legacy' | 'legacyDrain' | 'legacyBrownouts' | 'cutoverQuietPeriodMs'
 >;
 
 /**
  * The old-API cutover controls, from the (validated) configuration: the `Deprecation`, `Sunset`
- * and `Link` headers (RFC 9745, RFC 8594), drain mode and the brownout windows.
+ * and `Link` headers (RFC 9745, RFC 8594), the legacy mode (on, drain, off) and the brownout windows.
+ * Immutable: a reload builds new controls and hands them to the cutover stage.
  */
 export class CutoverControls {
+  readonly legacy: LegacyMode;
   readonly drain: boolean;
   readonly quietPeriodMs: number;
   readonly migrationGuideUrl?: string;
@@ -54,7 +62,9 @@ export class CutoverControls {
   private readonly headerList: ReadonlyArray<readonly [string, string]>;
 
   constructor(config: CutoverConfig) {
-    this.drain = config.legacyDrain;
+    // `legacyDrain` is the older spelling of `legacy: drain`; an explicit mode wins.
+    this.legacy = config.legacy ?? (config.legacyDrain ? 'drain' : 'on');
+    this.drain = this.legacy === 'drain';
     this.quietPeriodMs = config.cutoverQuietPeriodMs;
     this.migrationGuideUrl = config.migrationGuideUrl;
     this.deprecationAt = config.legacyDeprecation === undefined ? undefined : parseInstant(config.legacyDeprecation);
@@ -106,6 +116,12 @@ export class CutoverControls {
     });
   }
 
+  /** Legacy mode off: HTTP 410 with a JSON-RPC error that names the migration guide; the session stays usable. */
+  switchedOff(id: JsonRpcId | null): Reply {
+    const error = new LegacyTasksOffError(this.migrationGuideUrl, this.links());
+    return json(410, { jsonrpc: '2.0', id, error: error.toJsonRpc() });
+  }
+
   /** A brownout's answer to any old-API request: HTTP 503 with a JSON-RPC error and `Retry-After`. */
   brownedOut(id: JsonRpcId | null, window: Window, now: number): Reply {
     const guide = this.migrationGuideUrl ? ` Migration guide: ${this.migrationGuideUrl}` : '';
@@ -128,7 +144,7 @@ export class CutoverControls {
     );
   }
 
-  state(now: number): CutoverState {
+  state(now: number): Omit<CutoverState, 'legacyHistory'> {
     const iso = (ms: number): string => new Date(ms).toISOString();
     const active = this.brownoutAt(now);
     const next = this.windows.find((w) => w.start > now);
@@ -138,6 +154,7 @@ export class CutoverControls {
       migrationGuideUrl: this.migrationGuideUrl ?? null,
       headers: Object.fromEntries(this.headerList.map(([name, value]) => [headerCase(name), value])),
       drain: this.drain,
+      legacy: this.legacy,
       brownout: {
         active: active ? { start: iso(active.start), end: iso(active.end) } : null,
         next: next ? { start: iso(next.start), end: iso(next.end) } : null,

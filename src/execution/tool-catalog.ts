@@ -1,17 +1,21 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { declaresToolTasks } from '../core/policy.js';
 import type { ToolCatalog, ToolInfo } from '../core/ports.js';
 
 /**
- * The upstream's tools, cached for `ttlMs` so that policy lookups on the hot path cost nothing;
- * a name we have not seen triggers one refresh (a tool added upstream shows up at once).
+ * The upstream's tools and whether it declares tasks, cached for `ttlMs` so that policy lookups on
+ * the hot path cost nothing; a name we have not seen triggers one refresh (a tool added upstream
+ * shows up at once).
  */
 export class CachedToolCatalog implements ToolCatalog {
   private tools = new Map<string, ToolInfo>();
+  private tasksDeclared = false;
   private fetchedAt = -Infinity;
   private refreshing: Promise<Tool[]> | undefined;
 
   constructor(
     private readonly list: () => Promise<Tool[]>,
+    private readonly capabilities: () => Promise<Record<string, unknown>>,
     private readonly ttlMs = 30_000,
   ) {}
 
@@ -24,11 +28,22 @@ export class CachedToolCatalog implements ToolCatalog {
     return this.tools.get(name);
   }
 
+  /** Every tool, from the cache while it is fresh (a dashboard's polls cost the upstream nothing). */
+  async all(): Promise<ToolInfo[]> {
+    if (Date.now() - this.fetchedAt > this.ttlMs) await this.refresh();
+    return [...this.tools.values()];
+  }
+
+  declaresTasks(): boolean {
+    return this.tasksDeclared;
+  }
+
   /** Fresh list from the upstream; concurrent callers share one request. */
   refresh(): Promise<Tool[]> {
-    this.refreshing ??= this.list()
-      .then((tools) => {
+    this.refreshing ??= Promise.all([this.list(), this.capabilities()])
+      .then(([tools, capabilities]) => {
         this.tools = new Map(tools.map((t) => [t.name, t as ToolInfo]));
+        this.tasksDeclared = declaresToolTasks(capabilities);
         this.fetchedAt = Date.now();
         return tools;
       })

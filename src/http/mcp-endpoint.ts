@@ -20,6 +20,13 @@ export interface McpEndpointOptions {
   authenticate: Authenticator;
   allowedOrigins: readonly string[];
   maxBodyBytes: number;
+  /**
+   * The cutover stage (src/cutover/stage.ts), before the legacy adapter: adds the old API's headers
+   * and may answer in the adapter's place (brownout, drain, legacy mode off).
+   */
+  cutover?: (res: ServerResponse, parsed: unknown) => Reply | undefined;
+  /** Sees every answer the cutover stage gave (traffic recording); synchronous, never throws. */
+  observeRefusal?: (req: IncomingMessage, parsed: unknown, principal: string, reply: Reply) => void;
   /** Sees every SEP-2663 answer (traffic recording); synchronous, never throws. */
   observe?: (req: IncomingMessage, res: ServerResponse, parsed: unknown, principal: string, reply: Reply, startedAt: number) => void;
 }
@@ -50,6 +57,11 @@ async function route(req: IncomingMessage, res: ServerResponse, options: McpEndp
   const { principal } = outcome;
   if (req.method !== 'POST') {
     if (options.legacy && detectBodylessEra(req.headers) === 'legacy') {
+      const refusal = refuse(req, res, undefined, principal, options);
+      if (refusal) {
+        req.resume();
+        return refusal;
+      }
       await options.legacy.handle(req, res, undefined, undefined, principal);
       return undefined;
     }
@@ -82,6 +94,8 @@ async function route(req: IncomingMessage, res: ServerResponse, options: McpEndp
 
   if (detectEra(req.headers, parsed) === 'legacy') {
     if (options.legacy) {
+      const refusal = refuse(req, res, parsed, principal, options);
+      if (refusal) return refusal;
       const handled = options.legacy.handle(req, res, body, parsed, principal);
       if (handled) await handled;
       return undefined;
@@ -93,6 +107,12 @@ async function route(req: IncomingMessage, res: ServerResponse, options: McpEndp
   const reply = await options.sep2663.handle({ headers: req.headers, body: parsed, principal, signal: closeSignal(res) });
   options.observe?.(req, res, parsed, principal, reply, startedAt);
   return reply;
+}
+
+function refuse(req: IncomingMessage, res: ServerResponse, parsed: unknown, principal: string, options: McpEndpointOptions): Reply | undefined {
+  const refusal = options.cutover?.(res, parsed);
+  if (refusal) options.observeRefusal?.(req, parsed, principal, refusal);
+  return refusal;
 }
 
 const UNAUTHORIZED = {

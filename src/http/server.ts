@@ -7,7 +7,9 @@ const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 export interface HealthChecks {
   /** Each named dependency answers true when reachable. */
   readiness: Record<string, () => Promise<boolean>>;
-  /** True once the replica shuts down: /readyz answers 503 so that load balancers stop sending. */
+  /** True from SIGTERM on, the pre-stop delay included: /readyz answers 503 so that load balancers stop sending. */
+  notReady?: () => boolean;
+  /** True once the graceful stop has begun: each answer closes its connection. */
   draining?: () => boolean;
 }
 
@@ -27,7 +29,7 @@ export function createHttpServer(
     res.json({ status: 'ok' });
   });
   app.get('/readyz', async (_req, res) => {
-    if (health.draining?.()) {
+    if (health.notReady?.() || health.draining?.()) {
       res.status(503).json({ status: 'shutting down', checks: {} });
       return;
     }

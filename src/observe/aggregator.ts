@@ -11,7 +11,7 @@ import {
   MINUTE_RETENTION_MS,
   OTHER,
   segment,
-  TERMINAL_BOUNDS_MS,
+  TASK_DURATION_BOUNDS_MS,
   UNKNOWN,
 } from './layout.js';
 import { PartsCache } from './parts-cache.js';
@@ -109,7 +109,7 @@ export class Aggregator {
     // A task counts as expired in its expiry bucket unless it ended before: +1 at creation, -1 at its end.
     addTo(this.bucket(event.expiresAt), tool.expiring, event.kind === 'created' ? 1 : -1);
     if (event.kind !== 'created') {
-      addTo(this.bucket(event.at), field.timeToTerminal(event.wire, bucketIndex(TERMINAL_BOUNDS_MS, event.at - event.createdAt)));
+      addTo(this.bucket(event.at), field.timeToTerminal(event.wire, bucketIndex(TASK_DURATION_BOUNDS_MS, event.at - event.createdAt)));
     }
     this.counted(event.at);
   }

@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { LEGACY_MODES, type LegacyMode } from '../config/cutover.js';
 import type { RequestEvent, StreamKind, TaskEvent } from './events.js';
 import { CardinalityLimit, LATENCY_BOUNDS_MS, methodLabel, TERMINAL_BOUNDS_MS } from './layout.js';
 import { PartsCache } from './parts-cache.js';
@@ -13,6 +14,8 @@ export interface MetricsOptions {
   queueDepth: () => Promise<number>;
   /** Unflushed recording events, read at scrape time. */
   pendingEvents: () => number;
+  /** The legacy mode in force, read at scrape time (a reload may change it). Absent: not exported. */
+  legacyMode?: () => LegacyMode;
 }
 
 /** A legacy session counts as active on this replica for this long after its last request. */
@@ -100,6 +103,20 @@ export class ShimMetrics {
         this.set(options.pendingEvents());
       },
     });
+    const { legacyMode } = options;
+    if (legacyMode) {
+      // Each replica reloads its own files: this says which mode each one is in, e.g. after a partial rollout.
+      new Gauge({
+        name: 'mcp_shim_legacy_mode',
+        help: 'The legacy mode in force on this replica: 1 for its mode (on, drain or off), 0 for the others',
+        labelNames: ['mode'],
+        registers,
+        collect() {
+          const mode = legacyMode();
+          for (const each of LEGACY_MODES) this.labels(each).set(each === mode ? 1 : 0);
+        },
+      });
+    }
     new Gauge({
       name: 'mcp_shim_info',
       help: 'This replica: its store and version',

@@ -1,8 +1,10 @@
 import { hostname } from 'node:os';
 import type { Router } from 'express';
 import type { ShimConfig } from '../config/schema.js';
-import { CutoverControls } from '../cutover/controls.js';
+import type { PolicyTable } from '../core/policy-table.js';
+import type { CutoverStage } from '../cutover/stage.js';
 import type { WorkQueue } from '../execution/work-queue.js';
+import type { SessionRecord } from '../session/session-store.js';
 import type { TaskStore } from '../store/task-store.js';
 import type { AggregateStore } from './aggregates.js';
 import { MemoryAggregateStore } from './memory-aggregates.js';
@@ -17,8 +19,7 @@ import { notifyingWrites } from './written-store.js';
 
 export interface Observability {
   recorder: TrafficRecorder;
-  controls: CutoverControls;
-  /** The legacy adapter's hooks: cutover controls and recording. */
+  /** The legacy adapter's hooks, and the recording of the cutover stage's refusals. */
   legacyHooks: OldApiHooks;
   /** The MCP endpoint's hook on SEP-2663 answers. */
   observeSep2663: ReturnType<typeof observeSep2663>;
@@ -31,13 +32,19 @@ export interface ObservabilityOptions {
   config: ShimConfig;
   store: TaskStore;
   queue: WorkQueue;
+  /** The cutover stage whose state the dashboard shows; observability only reads it. */
+  cutover: CutoverStage;
+  /** A legacy session, for attributing a refused request to its client. */
+  sessionOf: (sessionId: string) => Promise<SessionRecord | undefined>;
   log: (message: string) => void;
+  /** The upstream tools' effective policies, for the dashboard. */
+  policies?: () => Promise<PolicyTable>;
   /** Overrides for tests. */
   flushMs?: number;
 }
 
 /**
- * Wires the traffic recorder, the metrics, the reports and the cutover controls of one replica.
+ * Wires the traffic recorder, the metrics and the reports of one replica.
  * With Redis the aggregates are the fleet's; with the embedded store they live in this process.
  */
 export function createObservability(options: ObservabilityOptions): Observability {
@@ -52,9 +59,9 @@ export function createObservability(options: ObservabilityOptions): Observabilit
     queueDepth: () => queue.depth(),
     // Read at scrape time, once the recorder exists.
     pendingEvents: (): number => recorder.pending,
+    legacyMode: () => options.cutover.controls.legacy,
   });
-  const controls = new CutoverControls(config);
-  const reports = new Reports(aggregates, controls);
+  const reports = new Reports(aggregates, options.cutover);
   const recorder: TrafficRecorder = new TrafficRecorder({
     aggregates: notifyingWrites(aggregates, () => reports.written()),
     metrics,
@@ -65,10 +72,9 @@ export function createObservability(options: ObservabilityOptions): Observabilit
   recorder.start();
   return {
     recorder,
-    controls,
-    legacyHooks: new OldApiHooks(controls, recorder),
+    legacyHooks: new OldApiHooks(recorder, options.sessionOf),
     observeSep2663: observeSep2663(recorder),
-    routes: observabilityRoutes({ reports, metrics, token: config.dashboardToken, dashboard: config.role !== 'worker' }),
+    routes: observabilityRoutes({ reports, metrics, token: config.dashboardToken, dashboard: config.role !== 'worker', policies: options.policies }),
     close: () => recorder.close(),
   };
 }

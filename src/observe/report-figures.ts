@@ -1,7 +1,7 @@
 import type { CutoverState } from '../cutover/controls.js';
 import { lastSeen, type ClientIdentity, type ClientRecord } from './aggregates.js';
 import { isOldWire, OBSERVED_WIRES, type ObservedWire } from './events.js';
-import { LATENCY_BOUNDS_MS, quantile, TERMINAL_BOUNDS_MS } from './layout.js';
+import { LATENCY_BOUNDS_MS, quantile, TASK_DURATION_BOUNDS_MS } from './layout.js';
 import { bucketStarts, RANGES, type RangeName } from './ranges.js';
 import { zeroByWire, type ByWire, type Point } from './report-digest.js';
 import type { Tally, TaskOutcomes } from './tally.js';
@@ -171,7 +171,7 @@ export function tasks(tally: Tally): TasksReport {
   return {
     byWire: OBSERVED_WIRES.filter((wire) => tally.taskWires.has(wire)).map((wire) => {
       const { ttt, ...outcomes } = tally.taskWires.get(wire)!;
-      return { wire, ...outcomes, timeToTerminalMs: percentiles(ttt, TERMINAL_BOUNDS_MS) };
+      return { wire, ...outcomes, timeToTerminalMs: percentiles(ttt, TASK_DURATION_BOUNDS_MS) };
     }),
     byTool: [...tally.taskTools.values()]
       .map((entry) => ({ ...entry }))

@@ -1,4 +1,5 @@
-import type { CutoverControls, CutoverState } from '../cutover/controls.js';
+import type { CutoverState } from '../cutover/controls.js';
+import type { CutoverStage } from '../cutover/stage.js';
 import type { AggregateStore, ClientRecord, Counters } from './aggregates.js';
 import { DigestCache, type WindowSpec } from './digest-cache.js';
 import { HOUR_MS, MINUTE_MS, type Resolution } from './layout.js';
@@ -39,7 +40,7 @@ export class Reports {
 
   constructor(
     private readonly aggregates: AggregateStore,
-    private readonly controls: CutoverControls,
+    private readonly cutoverStage: CutoverStage,
     private readonly now: () => number = Date.now,
   ) {
     this.digests = new DigestCache(aggregates, DIGEST_LIMITS);
@@ -82,7 +83,7 @@ export class Reports {
   }
 
   cutover(): CutoverState {
-    return this.controls.state(this.now());
+    return this.cutoverStage.state(this.now());
   }
 
   async recording(): Promise<RecordingReport> {
@@ -151,7 +152,7 @@ export class Reports {
     const now = this.now();
     return this.table.get(now, async () => {
       const [clients, meta] = await Promise.all([this.aggregates.readClients(), this.aggregates.readMeta()]);
-      return new TableSnapshot(now, clients, meta, this.aggregates.kind, this.controls.quietPeriodMs);
+      return new TableSnapshot(now, clients, meta, this.aggregates.kind, this.cutoverStage.controls.quietPeriodMs);
     });
   }
 }

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { PolicyTable } from '../core/policy-table.js';
 import type { ShimMetrics } from './metrics.js';
 import { isRange } from './ranges.js';
 import type { Endpoint, Reports } from './report.js';
@@ -41,6 +42,8 @@ export interface ObservabilityRoutesOptions {
   token?: string;
   /** False on a replica that serves no dashboard (role worker): nothing to keep warm. */
   dashboard?: boolean;
+  /** Every upstream tool's effective policy and its source (docs/dashboard.md, "Task policies"). */
+  policies?: () => Promise<PolicyTable>;
 }
 
 /**
@@ -92,6 +95,18 @@ export function observabilityRoutes(options: ObservabilityRoutesOptions): Router
   if (options.dashboard !== false) warmInBackground(reports);
   for (const endpoint of ['overview', 'traffic', 'clients', 'tasks', 'latency', 'verdict', 'cutover', 'recording'] as const) {
     router.get(`/dashboard/api/${endpoint}`, guard, api(endpoint));
+  }
+  const { policies } = options;
+  if (policies) {
+    router.get('/dashboard/api/policies', guard, async (_req, res) => {
+      res.set('cache-control', 'no-store');
+      try {
+        res.json(await policies());
+      } catch (err) {
+        // The upstream is down or slow: the page says so and asks again at its next refresh.
+        res.status(503).json({ error: `the upstream did not answer tools/list: ${err instanceof Error ? err.message : String(err)}` });
+      }
+    });
   }
   return router;
 }

@@ -1,6 +1,6 @@
 import type { Counters } from './aggregates.js';
 import { TASK_EVENTS, type ObservedWire } from './events.js';
-import { LATENCY_BOUNDS_MS, TERMINAL_BOUNDS_MS } from './layout.js';
+import { LATENCY_BOUNDS_MS, TASK_DURATION_BOUNDS_MS } from './layout.js';
 
 export interface TaskOutcomes {
   created: number;
@@ -30,7 +30,7 @@ export interface Tally {
   tools: Map<string, { wire: ObservedWire; tool: string; hist: number[]; errors: number }>;
   /** `wire|method` → requests and those not ok (`q|`). */
   methods: Map<string, { wire: ObservedWire; method: string } & CallCount>;
-  /** Task outcomes (`k|`) and time-to-terminal histogram (`tt|`) per wire, expired ones from the expiry counters. */
+  /** Task outcomes (`k|`) and time-to-terminal histogram (`td|`) per wire, expired ones from the expiry counters. */
   taskWires: Map<ObservedWire, TaskOutcomes & { ttt: number[] }>;
   /** `wire|tool` → task outcomes. */
   taskTools: Map<string, { wire: ObservedWire; tool: string } & TaskOutcomes>;
@@ -78,7 +78,7 @@ export function tallyCounters(counters: Counters): Tally {
         taskTool(t, wire, parts[2] as string)[event] += value;
         break;
       }
-      case 'tt': {
+      case 'td': {
         const ttt = taskWire(t, wire).ttt;
         ttt[Number(parts[2])] = (ttt[Number(parts[2])] ?? 0) + value;
         break;
@@ -177,7 +177,7 @@ function methodEntry(t: Tally, wire: ObservedWire, method: string) {
 
 function taskWire(t: Tally, wire: ObservedWire) {
   let entry = t.taskWires.get(wire);
-  if (!entry) t.taskWires.set(wire, (entry = { ...zeroOutcomes(), ttt: new Array<number>(TERMINAL_BOUNDS_MS.length + 1).fill(0) }));
+  if (!entry) t.taskWires.set(wire, (entry = { ...zeroOutcomes(), ttt: new Array<number>(TASK_DURATION_BOUNDS_MS.length + 1).fill(0) }));
   return entry;
 }
 

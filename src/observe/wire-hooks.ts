@@ -1,8 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import type { CutoverControls } from '../cutover/controls.js';
 import type { SessionRecord } from '../session/session-store.js';
-import type { JsonRpcId } from '../wire/jsonrpc/message.js';
 import type { LegacyHooks, LegacyVisit } from '../wire/legacy/hooks.js';
 import type { Reply } from '../wire/reply.js';
 import { META } from '../wire/sep2663/constants.js';
@@ -11,60 +9,70 @@ import { outcomeOf, type ObservedWire, type Outcome, type Recorder } from './eve
 type Message = Record<string, unknown> & { params?: Record<string, unknown> };
 
 /**
- * The old API's hooks: every response carries the deprecation headers; in a brownout window every
- * request is refused, in drain mode every task creation; and every request is recorded with the
- * wire it used, which only the adapter's outcome tells (forwarded means passthrough).
+ * The old API's recording hooks: every request is recorded with the wire it used, which only the
+ * adapter's outcome tells (forwarded means passthrough). They decide nothing: the cutover stage
+ * in front of the adapter refuses what it refuses, and `refused` records those answers.
  */
 export class OldApiHooks implements LegacyHooks {
   constructor(
-    private readonly controls: CutoverControls,
     private readonly recorder: Recorder,
-    private readonly now: () => number = Date.now,
+    /** The session of a refused request, for attributing it to its client (an idle-TTL refresh, as any request of the session). */
+    private readonly sessionOf: (sessionId: string) => Promise<SessionRecord | undefined>,
   ) {}
 
   begin(req: IncomingMessage, res: ServerResponse, parsed: unknown, principal: string): LegacyVisit {
-    for (const [name, value] of this.controls.headers) res.setHeader(name, value);
-    const visit = new OldApiVisit(this.controls, this.recorder, this.now, req, res, asMessage(parsed), principal);
-    // Other requests are refused once their session is known, so that the refusal is attributed.
-    if (visit.message?.method === 'initialize') visit.refusal = visit.brownout();
-    return visit;
+    return new OldApiVisit(this.recorder, req, res, asMessage(parsed), principal);
+  }
+
+  /**
+   * An answer the cutover stage gave in the adapter's place. Refused calls are still old-API
+   * traffic that holds the cutover, so they are recorded like the others, attributed to the
+   * session's client once the session is read (off the request's path: the answer is already out).
+   */
+  refused(req: IncomingMessage, parsed: unknown, principal: string, reply: Reply): void {
+    const visit = new OldApiVisit(this.recorder, req, undefined, asMessage(parsed), principal, true);
+    const at = performance.now();
+    const sessionId = req.headers['mcp-session-id'];
+    if (typeof sessionId !== 'string' || sessionId === '') {
+      visit.answered(reply, at);
+      return;
+    }
+    this.sessionOf(sessionId).then(
+      (session) => {
+        if (session?.principal === principal) visit.admitted(session);
+        visit.answered(reply, at);
+      },
+      () => visit.answered(reply, at),
+    );
   }
 }
 
 /** What the old-API hooks learn about one request on its way through the adapter. */
 class OldApiVisit implements LegacyVisit {
-  refusal: Reply | undefined;
   private readonly startedAt = performance.now();
   private session: SessionRecord | undefined;
-  private refused = false;
 
   constructor(
-    private readonly controls: CutoverControls,
     private readonly recorder: Recorder,
-    private readonly now: () => number,
     private readonly req: IncomingMessage,
-    private readonly res: ServerResponse,
+    /** Absent for a refusal: its answer is no stream. */
+    private readonly res: ServerResponse | undefined,
     readonly message: Message | undefined,
     private readonly principal: string,
+    private readonly refused = false,
   ) {}
 
-  admit(session: SessionRecord): Reply | undefined {
+  admitted(session: SessionRecord): void {
     this.recorder.sessionSeen(session.sessionId);
     this.session = session;
-    const brownout = this.brownout();
-    if (brownout) return brownout;
-    if (this.controls.drain && isTaskCreation(this.message)) {
-      this.refused = true;
-      return this.controls.drained(this.message?.id as JsonRpcId);
-    }
-    return undefined;
   }
 
-  answered(reply: Reply): void {
+  /** `at`: when the answer went out (performance.now()), when that was before this call. */
+  answered(reply: Reply, at?: number): void {
     try {
       const method = this.method();
-      this.record(method, false, replyOutcome(reply));
-      if (reply.kind === 'stream') this.res.once('close', this.recorder.streamOpened(method === 'GET' ? 'legacy-get' : 'legacy-result'));
+      this.record(method, false, replyOutcome(reply), at);
+      if (reply.kind === 'stream') this.res?.once('close', this.recorder.streamOpened(method === 'GET' ? 'legacy-get' : 'legacy-result'));
     } catch {
       // Recording never fails a request.
     }
@@ -79,20 +87,11 @@ class OldApiVisit implements LegacyVisit {
     }
   }
 
-  brownout(): Reply | undefined {
-    const now = this.now();
-    const window = this.controls.brownoutAt(now);
-    if (!window) return undefined;
-    this.refused = true;
-    const id = this.message?.id;
-    return this.controls.brownedOut(typeof id === 'string' || typeof id === 'number' ? id : null, window, now);
-  }
-
   private method(): string {
     return this.req.method !== 'POST' ? (this.req.method ?? 'GET') : methodOf(this.message);
   }
 
-  private record(method: string, forwarded: boolean, outcome: Outcome): void {
+  private record(method: string, forwarded: boolean, outcome: Outcome, at = performance.now()): void {
     const { message, session, req } = this;
     const params = message?.params;
     const clientInfo = session?.clientInfo ?? (method === 'initialize' ? clientInfoOf(params?.clientInfo) : undefined);
@@ -105,7 +104,7 @@ class OldApiVisit implements LegacyVisit {
       principal: this.principal,
       protocolVersion: session?.protocolVersion ?? stringOr(params?.protocolVersion, header(req.headers, 'mcp-protocol-version')),
       outcome,
-      latencyMs: performance.now() - this.startedAt,
+      latencyMs: at - this.startedAt,
     });
   }
 }
@@ -160,7 +159,7 @@ export function legacyWire(
     case 'tasks/status':
       return 'tasks-create';
     case 'tools/call':
-      // A plain call the shim answered itself is a task rule (a required tool); refused by a brownout it was passthrough.
+      // A plain call the shim answered itself is a task rule (a required tool); refused by the cutover stage it was passthrough.
       return params?.task !== undefined || !refused ? 'mcp-2025-11-25' : 'passthrough';
     case 'tasks/get':
     case 'tasks/result':
@@ -172,11 +171,6 @@ export function legacyWire(
     default:
       return 'passthrough';
   }
-}
-
-function isTaskCreation(message: Message | undefined): boolean {
-  if (!message || message.id === undefined) return false;
-  return message.method === 'tasks/create' || (message.method === 'tools/call' && message.params?.task !== undefined);
 }
 
 function replyOutcome(reply: Reply): Outcome {

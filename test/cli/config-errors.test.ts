@@ -63,7 +63,7 @@ describe('mcp-tasks-shim CLI configuration errors exit 2 with a clear message', 
   });
 
   it('--port out of range', async () => {
-    await expectConfigError(['serve', '--upstream', UPSTREAM, '--port', '70000'], {}, /port/);
+    await expectConfigError(['serve', '--upstream', UPSTREAM, '--port', '70000'], {}, /--port: .*65535/);
   });
 
   it('--job-lock-ms 2s', async () => {
@@ -71,7 +71,7 @@ describe('mcp-tasks-shim CLI configuration errors exit 2 with a clear message', 
   });
 
   it('SHIM_JOB_LOCK_MS below a second', async () => {
-    await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_JOB_LOCK_MS: '500' }, /jobLockMs: .*1000/);
+    await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_JOB_LOCK_MS: '500' }, /SHIM_JOB_LOCK_MS: .*1000/);
   });
 
   it('--shutdown-grace-ms 25s', async () => {
@@ -79,7 +79,7 @@ describe('mcp-tasks-shim CLI configuration errors exit 2 with a clear message', 
   });
 
   it('SHIM_SHUTDOWN_GRACE_MS over an hour', async () => {
-    await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_SHUTDOWN_GRACE_MS: '3600001' }, /shutdownGraceMs: .*3600000/);
+    await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_SHUTDOWN_GRACE_MS: '3600001' }, /SHIM_SHUTDOWN_GRACE_MS: .*3600000/);
   });
 
   it('--max-open-tasks -1', async () => {
@@ -91,31 +91,31 @@ describe('mcp-tasks-shim CLI configuration errors exit 2 with a clear message', 
   });
 
   it('SHIM_MAX_OPEN_TASKS_PER_PRINCIPAL over a million', async () => {
-    await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_MAX_OPEN_TASKS_PER_PRINCIPAL: '1000001' }, /maxOpenTasksPerPrincipal: .*1000000/);
+    await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_MAX_OPEN_TASKS_PER_PRINCIPAL: '1000001' }, /SHIM_MAX_OPEN_TASKS_PER_PRINCIPAL: .*1000000/);
   });
 
   it('SHIM_MAX_LISTEN_TASK_IDS=0', async () => {
-    await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_MAX_LISTEN_TASK_IDS: '0' }, /maxListenTaskIds: .*1/);
+    await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_MAX_LISTEN_TASK_IDS: '0' }, /SHIM_MAX_LISTEN_TASK_IDS: .*1/);
   });
 
   it('REDIS_URL=http://x', async () => {
-    await expectConfigError(['serve', '--upstream', UPSTREAM], { REDIS_URL: 'http://x' }, /redisUrl: must be a redis:\/\/ or rediss:\/\/ URL/);
+    await expectConfigError(['serve', '--upstream', UPSTREAM], { REDIS_URL: 'http://x' }, /REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL/);
   });
 
   it('--role api without Redis', async () => {
-    await expectConfigError(['serve', '--upstream', UPSTREAM, '--role', 'api'], {}, /role: role 'api' needs Redis/);
+    await expectConfigError(['serve', '--upstream', UPSTREAM, '--role', 'api'], {}, /--role: role 'api' needs Redis \(--redis or REDIS_URL\)/);
   });
 
   it('SHIM_ROLE=worker without Redis', async () => {
-    await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_ROLE: 'worker' }, /role: role 'worker' needs Redis/);
+    await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_ROLE: 'worker' }, /SHIM_ROLE: role 'worker' needs Redis/);
   });
 
   it('--role primary', async () => {
-    await expectConfigError(['serve', '--upstream', UPSTREAM, '--role', 'primary', '--redis', 'redis://127.0.0.1:6379'], {}, /role: must be one of all, api, worker/);
+    await expectConfigError(['serve', '--upstream', UPSTREAM, '--role', 'primary', '--redis', 'redis://127.0.0.1:6379'], {}, /--role: must be one of all, api, worker/);
   });
 
   it('an upstream that is not an http(s) URL', async () => {
-    await expectConfigError(['serve', '--upstream', 'ftp://example.com/mcp'], {}, /upstreamUrl: must be an http:\/\/ or https:\/\/ URL/);
+    await expectConfigError(['serve', '--upstream', 'ftp://example.com/mcp'], {}, /--upstream: must be an http:\/\/ or https:\/\/ URL/);
   });
 
   it('serve without an upstream', async () => {
@@ -142,23 +142,34 @@ describe('mcp-tasks-shim CLI configuration errors exit 2 with a clear message', 
 
   it('a policy file with an unknown policy', async () => {
     const path = file('unknown-policy.json', JSON.stringify({ tools: { greet: 'sometimes' } }));
-    await expectConfigError(['serve', '--upstream', UPSTREAM, '--policy', path], {}, /policy file .*unknown-policy\.json: tools\.greet/);
+    await expectConfigError(['serve', '--upstream', UPSTREAM, '--policy', path], {}, /policy file .*unknown-policy\.json: tools\.greet: expected one of forbidden, optional, required, auto \(or an object with "mode"\), got "sometimes"/);
   });
 
   it('a policy file with an unknown default', async () => {
     const path = file('unknown-default.json', JSON.stringify({ default: 'never', tools: {} }));
-    await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_POLICY_FILE: path }, /policy file .*unknown-default\.json: default/);
+    await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_POLICY_FILE: path }, /policy file .*unknown-default\.json: default: expected one of forbidden, optional, required, auto/);
   });
 
   it('a TTL below the 1000 ms minimum', async () => {
-    await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_DEFAULT_TTL_MS: '500' }, /defaultTtlMs/);
+    await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_DEFAULT_TTL_MS: '500' }, /SHIM_DEFAULT_TTL_MS: .*1000/);
+  });
+
+  it('names the flag, variable or file key the user wrote, never an internal setting name', async () => {
+    const policy = file('object-policy.json', JSON.stringify({ tools: { build: { mode: 'later' } } }));
+    const run = await runCli(['serve', '--upstream', UPSTREAM, '--brownout', 'tomorrow', '--policy', policy], { SHIM_JWT_SECRET: 'short', SHIM_JOB_LOCK_MS: '10' });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--brownout (entry 1): expected <start>/<end>');
+    expect(run.stderr).toContain('SHIM_JWT_SECRET: the HS256 secret must be at least 32 bytes');
+    expect(run.stderr).toMatch(/SHIM_JOB_LOCK_MS: .*1000/);
+    expect(run.stderr).toContain('object-policy.json: tools.build: expected {"mode": forbidden | optional | required | auto');
+    expect(run.stderr).not.toMatch(/legacyBrownouts|auth\.key|jobLockMs|Invalid input/);
   });
 
   it('several problems are all reported at once', async () => {
     const run = await runCli(['serve', '--upstream', UPSTREAM, '--port', 'abc'], { REDIS_URL: 'http://x' });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/--port/);
-    expect(run.stderr).toMatch(/redisUrl/);
+    expect(run.stderr).toMatch(/REDIS_URL: must be a redis/);
   });
 
   it('a tokens file with a token shorter than 16 characters', async () => {
@@ -180,7 +191,7 @@ describe('mcp-tasks-shim CLI configuration errors exit 2 with a clear message', 
   it('a JWT secret shorter than 32 bytes, never printed', async () => {
     const run = await runCli(['serve', '--upstream', UPSTREAM], { SHIM_JWT_SECRET: 'too-short-jwt-secret' });
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/auth\.key\.secret: the HS256 secret must be at least 32 bytes/);
+    expect(run.stderr).toMatch(/SHIM_JWT_SECRET: the HS256 secret must be at least 32 bytes/);
     expect(run.stderr).not.toContain('too-short-jwt-secret');
   });
 

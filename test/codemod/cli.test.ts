@@ -100,6 +100,17 @@ describe('mcp-tasks-shim codemod (the real CLI)', () => {
     expect(readFileSync(join(dir, 'client.ts'), 'utf8')).toContain('new TasksClient(');
   });
 
+  it('writes the --report file in a dry run and leaves the source files as they were', async () => {
+    const dir = tempDir({ 'client.ts': OLD_API });
+    const reportFile = join(dir, 'report.json');
+    const result = await cli([dir, '--dry-run', '--report', reportFile]);
+    expect(result.code).toBe(0);
+    expect(readFileSync(join(dir, 'client.ts'), 'utf8')).toBe(OLD_API);
+    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as { summary: { filesChanged: number }; changedFiles: string[] };
+    expect(report.summary.filesChanged).toBe(1);
+    expect(report.changedFiles).toEqual(['client.ts']);
+  });
+
   it('runs on a clean git tree without --force', async () => {
     const dir = tempDir({ 'client.ts': OLD_API });
     git(dir, 'init', '-q');

@@ -16,23 +16,23 @@ describe('Redis Cluster configuration', () => {
   });
 
   it('refuses several URLs without the cluster setting', () => {
-    expect(problems(['--redis', SEEDS])).toEqual(['redisUrl: several URLs are seed nodes of a Redis Cluster: set redisCluster too']);
+    expect(problems(['--redis', SEEDS])).toEqual(['--redis: several URLs are seed nodes of a Redis Cluster: set --redis-cluster (SHIM_REDIS_CLUSTER=true) too']);
   });
 
   it('refuses the cluster setting without any URL', () => {
-    expect(problems(['--redis-cluster'])).toEqual(['redisCluster: a Redis Cluster needs its seed node URLs in redisUrl']);
+    expect(problems(['--redis-cluster'])).toEqual(['--redis-cluster: a Redis Cluster needs its seed node URLs in --redis or REDIS_URL']);
   });
 
   it('names the seed that is not a redis URL', () => {
     expect(problems(['--redis', 'redis://127.0.0.1:7000,http://127.0.0.1:7001', '--redis-cluster'])).toEqual([
-      "redisUrl: seed 'http://127.0.0.1:7001' must be a redis:// or rediss:// URL",
+      "--redis: seed 'http://127.0.0.1:7001' must be a redis:// or rediss:// URL",
     ]);
   });
 
   it('refuses a SHIM_REDIS_CLUSTER that is not a boolean', () => {
     expect(problems([], { REDIS_URL: SEEDS, SHIM_REDIS_CLUSTER: 'maybe' })).toEqual([
       'SHIM_REDIS_CLUSTER: expected true or false, got "maybe"',
-      'redisUrl: several URLs are seed nodes of a Redis Cluster: set redisCluster too',
+      'REDIS_URL: several URLs are seed nodes of a Redis Cluster: set --redis-cluster (SHIM_REDIS_CLUSTER=true) too',
     ]);
   });
 });

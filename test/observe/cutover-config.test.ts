@@ -49,15 +49,15 @@ describe('cutover configuration', () => {
   });
 
   it('refuses bad values, each with a line that says what is expected', () => {
-    expect(problems(['--deprecation', 'soon'])).toEqual([expect.stringMatching(/^legacyDeprecation: expected an ISO 8601 date/)]);
-    expect(problems(['--deprecation', '2027-01-01', '--sunset', '2026-01-01'])).toEqual(['legacySunset: the sunset must not be earlier than the deprecation']);
-    expect(problems(['--migration-guide', 'https://example.com/guide'])).toEqual([expect.stringMatching(/^migrationGuideUrl: needs legacyDeprecation or legacySunset/)]);
-    expect(problems(['--deprecation', '2026-01-01', '--migration-guide', 'ftp://example.com'])).toEqual(['migrationGuideUrl: must be an http:// or https:// URL']);
-    expect(problems(['--brownout', '2026-06-01T15:00:00Z/2026-06-01T14:00:00Z'])).toEqual([expect.stringMatching(/^legacyBrownouts\.0: expected <start>\/<end>/)]);
+    expect(problems(['--deprecation', 'soon'])).toEqual([expect.stringMatching(/^--deprecation: expected an ISO 8601 date/)]);
+    expect(problems(['--deprecation', '2027-01-01', '--sunset', '2026-01-01'])).toEqual(['--sunset: the sunset must not be earlier than the deprecation']);
+    expect(problems(['--migration-guide', 'https://example.com/guide'])).toEqual([expect.stringMatching(/^--migration-guide: needs --deprecation or --sunset/)]);
+    expect(problems(['--deprecation', '2026-01-01', '--migration-guide', 'ftp://example.com'])).toEqual(['--migration-guide: must be an http:// or https:// URL']);
+    expect(problems(['--brownout', '2026-06-01T15:00:00Z/2026-06-01T14:00:00Z'])).toEqual([expect.stringMatching(/^--brownout \(entry 1\): expected <start>\/<end>/)]);
     expect(problems([], { SHIM_LEGACY_DRAIN: 'maybe' })).toEqual(['SHIM_LEGACY_DRAIN: expected true or false, got "maybe"']);
-    expect(problems(['--dashboard-token', 'short'])).toEqual(['dashboardToken: must be at least 16 characters']);
-    expect(problems([], { SHIM_CUTOVER_QUIET_PERIOD_MS: '10' })).toEqual([expect.stringMatching(/^cutoverQuietPeriodMs: /)]);
-    expect(problems(['--replica-id', 'has space'])).toEqual([expect.stringMatching(/^replicaId: /)]);
+    expect(problems(['--dashboard-token', 'short'])).toEqual(['--dashboard-token: must be at least 16 characters']);
+    expect(problems([], { SHIM_CUTOVER_QUIET_PERIOD_MS: '10' })).toEqual([expect.stringMatching(/^SHIM_CUTOVER_QUIET_PERIOD_MS: /)]);
+    expect(problems(['--replica-id', 'has space'])).toEqual([expect.stringMatching(/^--replica-id: /)]);
   });
 });
 

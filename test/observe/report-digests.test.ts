@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
 import { CutoverControls } from '../../src/cutover/controls.js';
+import { CutoverStage } from '../../src/cutover/stage.js';
 import type { AggregateStore, Counters } from '../../src/observe/aggregates.js';
 import { Aggregator } from '../../src/observe/aggregator.js';
 import { REVALIDATE_MS } from '../../src/observe/digest-cache.js';
@@ -57,7 +58,7 @@ describe('report figures from bucket digests and running range totals', () => {
     const store = new CountingStore(inner);
     const clock = { now: () => now, advance: (ms: number) => (now += ms) };
     const aggregator = new Aggregator(clock.now);
-    const reports = new Reports(store, new CutoverControls({ ...DEFAULT_CONFIG, cutoverQuietPeriodMs: 10 * MINUTE_MS }), clock.now);
+    const reports = new Reports(store, new CutoverStage(new CutoverControls({ ...DEFAULT_CONFIG, cutoverQuietPeriodMs: 10 * MINUTE_MS })), clock.now);
     const flush = async () => {
       const batch = aggregator.take();
       if (batch) await store.write(batch);
@@ -184,7 +185,7 @@ describe('report figures from bucket digests and running range totals', () => {
       ['te|sep2663|build', 1],
       ['q|sep2663|tools/call|ok', 2],
       ['k|sep2663|build|created', 2],
-      ['tt|sep2663|1', 1],
+      ['td|sep2663|1', 1],
     ]);
     const b = new Map([
       ['c|id1|sep2663', 3],

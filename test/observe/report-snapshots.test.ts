@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
 import { CutoverControls } from '../../src/cutover/controls.js';
+import { CutoverStage } from '../../src/cutover/stage.js';
 import type { AggregateStore, ClientRecord, Counters } from '../../src/observe/aggregates.js';
 import { Aggregator } from '../../src/observe/aggregator.js';
 import { OBSERVED_WIRES } from '../../src/observe/events.js';
@@ -74,7 +75,7 @@ describe('report snapshots', () => {
     let now = Math.floor(Date.now() / HOUR_MS) * HOUR_MS - HOUR_MS + 20 * MINUTE_MS;
     const clock = { now: () => now, advance: (ms: number) => (now += ms) };
     const store = new CountingStore(await redisStore(prefix));
-    const reports = new Reports(store, new CutoverControls(DEFAULT_CONFIG), clock.now);
+    const reports = new Reports(store, new CutoverStage(new CutoverControls(DEFAULT_CONFIG)), clock.now);
     const other = new Aggregator(clock.now);
     const own = new Aggregator(clock.now);
     const ownStore = notifyingWrites(store, () => reports.written());
@@ -150,7 +151,7 @@ describe('report snapshots', () => {
     const { clock } = await setup();
     const prefix = `snap${prefixes - 1}`;
     const store = new CountingStore(await redisStore(prefix, false));
-    const reports = new Reports(store, new CutoverControls(DEFAULT_CONFIG), clock.now);
+    const reports = new Reports(store, new CutoverStage(new CutoverControls(DEFAULT_CONFIG)), clock.now);
     const metrics = new ShimMetrics({ replica: 'test', store: 'redis', version: '0', queueDepth: async () => 0, pendingEvents: () => 0 });
     observabilityRoutes({ reports, metrics });
     // The first pass fails (no connection yet); one a second later reads the recorded hours.

@@ -21,7 +21,8 @@ export interface ShimProcess {
 export async function startShimProcess(env: NodeJS.ProcessEnv = {}, readyTimeoutMs = 20_000): Promise<ShimProcess> {
   const child = spawn(process.execPath, ['bin/mcp-tasks-shim.js', 'start', '--port', '0'], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    // Stopping a test's shim waits for no load balancer: no pre-stop delay.
+    env: { ...process.env, SHIM_SHUTDOWN_DELAY_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });

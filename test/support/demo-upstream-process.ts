@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const READY_LINE = /^demo upstream listening on (\S+)$/;
+const SDK_PLAIN_READY_LINE = /^sdk upstream listening on (\S+)$/;
+const SDK_TASKS_READY_LINE = /^sdk-task-server listening on (\S+)$/;
 
 export interface DemoUpstreamProcess {
   url: string;
@@ -15,12 +17,28 @@ export interface DemoUpstreamProcess {
 }
 
 /** Runs the entry the way the docs do (`tsx src/demo-upstream/main.ts`) and waits for its ready line. */
-export async function spawnDemoUpstream(
-  args: string[] = [],
-  env: NodeJS.ProcessEnv = {},
-  readyTimeoutMs = 20_000,
+export function spawnDemoUpstream(args: string[] = [], env: NodeJS.ProcessEnv = {}, readyTimeoutMs = 20_000): Promise<DemoUpstreamProcess> {
+  return spawnUpstream('src/demo-upstream/main.ts', READY_LINE, args, env, readyTimeoutMs);
+}
+
+/** The official-SDK upstream with plain tools and no tasks capability (test/fixtures/sdk-plain-upstream). */
+export function spawnSdkPlainUpstream(args: string[] = []): Promise<DemoUpstreamProcess> {
+  return spawnUpstream('test/fixtures/sdk-plain-upstream/main.ts', SDK_PLAIN_READY_LINE, args, {}, 20_000);
+}
+
+/** The official SDK's own 2025-11-25 task server: declares tasks, one `required` tool `greet` (bench/baselines). */
+export function spawnSdkTaskUpstream(): Promise<DemoUpstreamProcess> {
+  return spawnUpstream('bench/baselines/sdk-task-server.ts', SDK_TASKS_READY_LINE, [], {}, 20_000);
+}
+
+async function spawnUpstream(
+  entry: string,
+  readyLine: RegExp,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  readyTimeoutMs: number,
 ): Promise<DemoUpstreamProcess> {
-  const child = spawn('node_modules/.bin/tsx', ['src/demo-upstream/main.ts', ...args], {
+  const child = spawn('node_modules/.bin/tsx', [entry, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -47,7 +65,7 @@ export async function spawnDemoUpstream(
       reject(new Error(`no ready line within ${readyTimeoutMs} ms; stderr: ${stderr}`));
     }, readyTimeoutMs);
     lines.on('line', (line) => {
-      const match = READY_LINE.exec(line);
+      const match = readyLine.exec(line);
       if (match?.[1]) {
         clearTimeout(timer);
         resolve(match[1]);

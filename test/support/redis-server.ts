@@ -76,7 +76,8 @@ export async function startRedis(opts: { appendonly?: boolean; appendfsync?: 'al
   };
 }
 
-function freePort(): Promise<number> {
+/** A port nothing listens on right now (the OS's pick), for a process started on it next. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

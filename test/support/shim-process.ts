@@ -20,6 +20,8 @@ export interface ShimProcessOptions {
   env?: Record<string, string>;
   /** Extra CLI arguments after the ones built here. */
   args?: string[];
+  /** The policy file's content; default: the demo tools' policies. */
+  policy?: Record<string, unknown>;
 }
 
 export interface ShimProcess {
@@ -30,6 +32,8 @@ export interface ShimProcess {
   pid: number;
   /** What the process wrote to stderr so far, for failure messages. */
   stderr(): string;
+  /** What the process wrote to stdout so far (its start-up lines). */
+  stdout(): string;
   /** Sends `signal` (default SIGTERM) to the process group, waits for the exit, SIGKILLs after a bound. */
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** SIGKILL to the whole group, at once. */
@@ -53,7 +57,7 @@ process.once('exit', () => {
 export async function startShimProcess(opts: ShimProcessOptions): Promise<ShimProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'mts-shim-'));
   const policyFile = join(dir, 'policy.json');
-  writeFileSync(policyFile, JSON.stringify({ tools: DEMO_TOOL_POLICIES }));
+  writeFileSync(policyFile, JSON.stringify(opts.policy ?? { tools: DEMO_TOOL_POLICIES }));
   const args = [
     'bin/mcp-tasks-shim.js',
     'serve',
@@ -68,8 +72,9 @@ export async function startShimProcess(opts: ShimProcessOptions): Promise<ShimPr
   ];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
-    // No inherited store or port settings: each test says what it wants.
-    env: { ...withoutShimEnv(process.env), ...opts.env },
+    // No inherited store or port settings: each test says what it wants. No pre-stop delay unless a
+    // test asks for one: stopping a test's shim waits for no load balancer.
+    env: { ...withoutShimEnv(process.env), SHIM_SHUTDOWN_DELAY_MS: '0', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -82,7 +87,9 @@ export async function startShimProcess(opts: ShimProcessOptions): Promise<ShimPr
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
 
+  let stdout = '';
   const lines = createInterface({ input: child.stdout! });
+  lines.on('line', (line) => (stdout += `${line}\n`));
   try {
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`shim printed no URL within ${READY_TIMEOUT_MS} ms; stderr:\n${stderr}`)), READY_TIMEOUT_MS);
@@ -98,13 +105,12 @@ export async function startShimProcess(opts: ShimProcessOptions): Promise<ShimPr
         reject(new Error(`shim exited (${code ?? signal}) before listening; stderr:\n${stderr}`));
       });
     });
-    // Keep draining stdout so the pipe never fills.
-    child.stdout?.resume();
     return {
       url,
       baseUrl: new URL(url).origin,
       pid: child.pid!,
       stderr: () => stderr,
+      stdout: () => stdout,
       async stop(signal: NodeJS.Signals = 'SIGTERM') {
         if (child.exitCode === null && child.signalCode === null) {
           killGroup(child, signal);

@@ -13,6 +13,11 @@ const WIRE_LABEL = {
 };
 const SHORT_LABEL = { sep2663: 'sep2663', 'mcp-2025-11-25': '2025-11-25', 'tasks-create': 'tasks/create', passthrough: 'passthrough' };
 const OUTCOMES = ['completed', 'failed', 'cancelled', 'expired'];
+const LEGACY_LABEL = {
+  on: 'On: both old wires served',
+  drain: 'Drain: old-API task creation refused',
+  off: 'Off: old-API task requests refused (HTTP 410)',
+};
 
 const params = new URLSearchParams(location.search);
 const state = {
@@ -158,6 +163,17 @@ function renderCutover(cutover) {
     'Migration guide',
     cutover.migrationGuideUrl ? el('a', { href: cutover.migrationGuideUrl, rel: 'noreferrer', target: '_blank', text: cutover.migrationGuideUrl }) : 'none linked',
   ]);
+  const legacy = cutover.legacy;
+  const since = cutover.legacyHistory.at(-1);
+  entries.push([
+    'Legacy API',
+    el(
+      'span',
+      {},
+      el('span', { class: `pill ${legacy === 'on' ? '' : 'on'}`, id: 'legacy-state', 'data-mode': legacy, text: LEGACY_LABEL[legacy] }),
+      cutover.legacyHistory.length > 1 ? el('span', { class: 'block muted small', text: `since ${when(since.at)}` }) : undefined,
+    ),
+  ]);
   entries.push([
     'Drain mode',
     el('span', { class: `pill ${cutover.drain ? 'on' : ''}`, id: 'drain-state', text: cutover.drain ? 'On: old-API task creation refused' : 'Off' }),
@@ -219,7 +235,12 @@ function niceScale(value) {
   }
 }
 
-function renderChart(id, series, key, range, stepMs) {
+/** The legacy mode's changes as marks on a chart: the first entry is the mode at start, marked only when it is not `on`. */
+function legacyMarks(history) {
+  return history.filter((change, i) => i > 0 || change.mode !== 'on');
+}
+
+function renderChart(id, series, key, range, stepMs, marks = []) {
   const host = $(`chart-${id}`);
   const width = Math.max(280, host.clientWidth || 600);
   const height = 220;
@@ -259,6 +280,18 @@ function renderChart(id, series, key, range, stepMs) {
     const x = pad.left + i * slot + slot / 2;
     const anchor = j === 0 ? 'start' : j === labels - 1 ? 'end' : 'middle';
     root.append(svg('text', { class: 'tick', x: j === 0 ? pad.left : j === labels - 1 ? width - pad.right : x, y: height - 8, 'text-anchor': anchor }, tickLabel(point.t, range)));
+  }
+  const start = series.length ? Date.parse(series[0].t) : 0;
+  for (const mark of marks) {
+    const offset = (Date.parse(mark.at) - start) / stepMs;
+    if (!series.length || offset < 0 || offset > series.length) continue;
+    const x = pad.left + offset * slot;
+    const line = svg('line', { class: `mark mark-${mark.mode}`, x1: x, x2: x, y1: pad.top, y2: pad.top + plotH, 'data-mode': mark.mode });
+    line.append(svg('title', {}, `${when(mark.at)} · legacy API ${mark.mode}`));
+    root.append(line);
+    // Near the right edge the label goes to the line's left, so that it stays inside the chart.
+    const left = x > pad.left + plotW / 2;
+    root.append(svg('text', { class: 'mark-label', x: left ? x - 3 : x + 3, y: pad.top + 10, 'text-anchor': left ? 'end' : 'start' }, `legacy ${mark.mode}`));
   }
   if (total === 0) root.append(svg('text', { class: 'empty', x: pad.left + plotW / 2, y: pad.top + plotH / 2, 'text-anchor': 'middle' }, 'No traffic in this range'));
   host.replaceChildren(root);
@@ -375,6 +408,42 @@ function renderLatency(latency) {
   );
 }
 
+function renderPolicies(table) {
+  $('policies-note').textContent = table.upstreamDeclaresTasks
+    ? 'The upstream declares tasks: its taskSupport applies where the policy file names no tool.'
+    : `The upstream declares no tasks: the policy file, else the default (${table.default}), applies.`;
+  const warning = $('policies-warning');
+  warning.hidden = table.unknownConfigured.length === 0;
+  warning.textContent = `The policy file names tools the upstream does not have: ${table.unknownConfigured.join(', ')}`;
+  fillTable(
+    'policies',
+    table.tools.map((t) =>
+      row(
+        [
+          ['Tool', t.tool, 'name'],
+          ['Policy', t.mode === 'auto' ? `auto (${ms(t.syncWindowMs)} window)` : t.mode],
+          ['Source', t.source],
+          ['Upstream taskSupport', t.upstreamTaskSupport ?? '—'],
+        ],
+        { 'data-tool': t.tool },
+      ),
+    ),
+    'The upstream lists no tools.',
+  );
+}
+
+/** The policies come from the upstream, not the aggregates: a failure here leaves the rest of the page alone. */
+async function refreshPolicies() {
+  try {
+    const res = await fetch(new URL('policies', api), { headers: { accept: 'application/json' }, cache: 'no-store', credentials: 'same-origin' });
+    const body = await res.json().catch(() => ({}));
+    if (!res.ok) throw new Error(body.error ?? `HTTP ${res.status}`);
+    renderPolicies(body);
+  } catch (err) {
+    $('policies-note').textContent = `Not known yet: ${err.message}`;
+  }
+}
+
 function render(overview) {
   state.last = overview;
   const { traffic } = overview;
@@ -383,8 +452,9 @@ function render(overview) {
   renderKpis(overview);
   renderShare('requests', traffic.requests);
   renderShare('tasks', traffic.taskCreations);
-  renderChart('requests', traffic.series, 'requests', traffic.range, traffic.stepMs);
-  renderChart('tasks', traffic.series, 'taskCreations', traffic.range, traffic.stepMs);
+  const marks = legacyMarks(overview.cutover.legacyHistory);
+  renderChart('requests', traffic.series, 'requests', traffic.range, traffic.stepMs, marks);
+  renderChart('tasks', traffic.series, 'taskCreations', traffic.range, traffic.stepMs, marks);
   renderClients(overview.clients);
   renderTasks(overview.tasks);
   renderLatency(overview.latency);
@@ -398,6 +468,7 @@ function render(overview) {
 
 async function refresh() {
   clearTimeout(state.timer);
+  void refreshPolicies();
   try {
     const res = await fetch(new URL(`overview?range=${state.range}`, api), { headers: { accept: 'application/json' }, cache: 'no-store', credentials: 'same-origin' });
     if (res.status === 401 || res.status === 403) throw new Error('Not authorised: open this page as /dashboard?token=<token>, or from the shim host.');

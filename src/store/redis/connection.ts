@@ -81,7 +81,7 @@ function nodeOptions(role: ConnectionRole): RedisOptions {
     enableOfflineQueue: role === 'commands',
     // No auto-pipelining: it saves socket writes, but each batch is an ioredis Pipeline whose
     // objects outlive young-generation collections; under tasks/get load that made 4-9 ms GC
-    // pauses every ~125 ms, the p99 at half peak (docs/benchmarks.md, "GC pauses").
+    // pauses every ~125 ms, the p99 at half peak (docs/decisions/0008-redis-writes.md).
     enableAutoPipelining: false,
   };
 }
@@ -181,7 +181,7 @@ const corked = new WeakSet<object>();
  * Commands sent within one turn of the event loop leave in one socket write: under load a write
  * per command was a fifth of a replica's CPU (the kernel's loopback delivery runs in the writer's
  * syscall). ioredis's auto-pipelining batches too, but builds a Pipeline per batch whose objects
- * outlive young-generation collections (docs/benchmarks.md, "GC pauses"). A Cluster spreads its
+ * outlive young-generation collections (docs/decisions/0008-redis-writes.md). A Cluster spreads its
  * commands over one socket per node and is left alone.
  */
 function batchWrites(connection: RedisConnection): void {

@@ -16,7 +16,7 @@ const ZERO = 0x30;
  * generic flatten (a property lookup per element), and writes its arguments by appending five
  * pieces each to one string: a rope that V8 flattens and the socket then copies again. A create's
  * script has some forty arguments; the rope was a sixth of the memory a create allocated
- * (docs/benchmarks.md, "After: the fourth session").
+ * (docs/decisions/0011-v8-shapes-on-hot-paths.md).
  */
 export class FlatCommand extends Command {
   constructor(name: string, args: string[], options: CommandOptions) {
@@ -53,7 +53,7 @@ export function hmget(redis: RedisConnection, key: string, fields: readonly stri
  * purpose: V8 watches the arrays a literal makes, and finding these alive at a scavenge (a command
  * waits for its reply) it allocated them in the old generation from then on: under tasks/get load
  * a full collection every 4 s, and the p99 at half peak went from 3 to 20 ms
- * (docs/benchmarks.md, "After: the fourth session").
+ * (docs/decisions/0011-v8-shapes-on-hot-paths.md).
  */
 export function commandArgs(head: string[], ...rest: ReadonlyArray<readonly string[]>): string[] {
   return head.concat(...rest);

@@ -47,7 +47,7 @@ function readLua(dir: URL, name: string): string {
  *
  * Not ioredis's defineCommand: every pipeline ioredis builds (auto-pipelining builds one per
  * batch of commands) copies each defined command onto itself, which made a tasks/get allocate
- * ~2 KiB that outlived young-generation collections (docs/benchmarks.md, "GC pauses").
+ * ~2 KiB that outlived young-generation collections (docs/decisions/0008-redis-writes.md).
  */
 export function defineScripts<Name extends string>(redis: RedisConnection, set: ScriptSet<Name>): Record<Name, RunKeysScript> {
   const common = set.common ? readLua(set.dir, 'common') : '';

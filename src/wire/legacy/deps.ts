@@ -20,6 +20,6 @@ export interface LegacyDeps {
   keepAliveMs: number;
   /** Where GET and tasks/result streams register, so that a shutdown ends them cleanly. */
   streams: OpenStreams;
-  /** Cutover controls and traffic recording (src/observe/wire-hooks.ts). */
+  /** Traffic recording (src/observe/wire-hooks.ts). */
   hooks?: LegacyHooks;
 }

@@ -44,13 +44,11 @@ export class LegacyAdapter implements LegacyEndpoint {
    */
   handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, parsed: unknown, principal: string): Promise<void> | undefined {
     const visit = this.deps.hooks?.begin(req, res, parsed, principal);
-    let routed: Reply | Forward | Promise<Reply | Forward> | undefined = visit?.refusal;
-    if (!routed) {
-      try {
-        routed = this.route(req, res, parsed, principal, visit);
-      } catch (err) {
-        routed = unavailable(err, parsed);
-      }
+    let routed: Reply | Forward | Promise<Reply | Forward>;
+    try {
+      routed = this.route(req, res, parsed, principal, visit);
+    } catch (err) {
+      routed = unavailable(err, parsed);
     }
     return routed instanceof Promise ? this.settle(req, res, routed, body, parsed, visit) : this.deliver(req, res, routed, body, visit);
   }
@@ -142,7 +140,8 @@ export class LegacyAdapter implements LegacyEndpoint {
     if (typeof version === 'string' && version !== session.protocolVersion) {
       return json(400, errorResponse(null, new InvalidRequestError(`MCP-Protocol-Version '${version}' does not match the session's '${session.protocolVersion}'`)));
     }
-    return visit?.admit(session) ?? session;
+    visit?.admitted(session);
+    return session;
   }
 
   /** A client's answer to a pushed input request settles that key; anything else is the upstream's. */

@@ -3,9 +3,9 @@ import type { SessionRecord } from '../../session/session-store.js';
 import type { Reply } from '../reply.js';
 
 /**
- * Where the rest of the shim looks at old-API traffic without the adapter knowing why: the
- * cutover controls (headers, drain, brownout) and the traffic recorder. Optional, and each
- * call is synchronous and cheap.
+ * Where the traffic recorder looks at old-API traffic without the adapter knowing why. It only
+ * listens: the cutover stage in front of the adapter decides refusals. Optional, and each call is
+ * synchronous and cheap.
  */
 export interface LegacyHooks {
   /** A request reached the adapter (body already parsed): what follows it through the adapter. */
@@ -17,10 +17,8 @@ export interface LegacyHooks {
  * answer) or `forwarded` (the upstream did), so that a forwarded request costs no listener of its own.
  */
 export interface LegacyVisit {
-  /** The hooks' own answer, before routing (a brownout refuses `initialize` before a session exists). */
-  readonly refusal: Reply | undefined;
-  /** The request's session, once verified: may refuse the request. */
-  admit(session: SessionRecord): Reply | undefined;
+  /** The request's session, once verified. */
+  admitted(session: SessionRecord): void;
   /** The answer about to be written. */
   answered(reply: Reply): void;
   /** Forwarded to the upstream: called once the client's response closed, with its HTTP status. */

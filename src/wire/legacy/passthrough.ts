@@ -28,7 +28,7 @@ export interface ForwardObserver {
  *
  * Every request pays for this hop, so it goes by undici's pool rather than node:http's client:
  * `ClientRequest` and its agent cost about 10 µs more CPU per request, a tenth of passthrough
- * throughput on two cores (docs/benchmarks.md, eighth session). Headers go both ways as flat
+ * throughput on two cores (docs/decisions/0010-passthrough-undici.md). Headers go both ways as flat
  * lists built from the raw ones, and the request options are fixed at start.
  */
 export class Passthrough {

@@ -197,7 +197,7 @@ export class Sep2663Handler {
       optedIn: declaresTasks(call.ctx.clientCapabilities),
       // Not a getter in this literal: V8 gives each object with its own accessor closure a map of
       // its own, held from the literal's map until a full collection, and that kept every create's
-      // request alive through young collections (docs/benchmarks.md, "After: the fourth session").
+      // request alive through young collections (docs/decisions/0011-v8-shapes-on-hot-paths.md).
       // One made after the client left is aborted at once (closeSignal), so nothing is missed.
       clientGone: call.signal,
       retry:

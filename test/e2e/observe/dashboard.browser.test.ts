@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useStack } from '../../support/e2e-stack.js';
 import { LegacySession } from '../../support/legacy-client.js';
 import { dashboardJson, waitForDashboard, writeTokensFile } from '../../support/observe.js';
-import { META, Sep2663Client } from '../../support/sep2663-client.js';
+import { META, pollUntil, Sep2663Client } from '../../support/sep2663-client.js';
 
 /** Debian's chromium (installed by .ci/run); never a downloaded browser. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -170,6 +170,29 @@ describe('the dashboard in a browser', () => {
     expect(await page.getAttribute('#chart-requests svg', 'data-total')).toBe('21');
     expect(await page.locator('#clients tbody tr[data-client="cron-bot"] td[data-label="Principal"]').textContent()).toBe('team-c');
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-390.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('shows the legacy mode switched off by SIGHUP, on the cutover card and as a mark on the traffic charts, without a reload', async () => {
+    const config = join(profile, 'legacy.json');
+    writeFileSync(config, JSON.stringify({ legacy: 'on' }));
+    const switching = await stack.startShim({ args: ['--config', config] });
+    origins.add(new URL(switching.baseUrl).origin);
+    const page = await open(1280, 900, switching.baseUrl);
+    expect(await page.getAttribute('#legacy-state', 'data-mode')).toBe('on');
+    expect(await page.locator('#chart-requests line.mark').count()).toBe(0);
+
+    writeFileSync(config, JSON.stringify({ legacy: 'off' }));
+    switching.signal('SIGHUP');
+    await pollUntil(async () => switching.stderr(), (text) => text.includes('legacy: on → off'));
+    await page.waitForSelector('#legacy-state[data-mode="off"]');
+    expect(await page.textContent('#legacy-state')).toBe('Off: old-API task requests refused (HTTP 410)');
+    const since = (await dashboardJson(switching.baseUrl, 'cutover')).legacyHistory.at(-1).at;
+    expect(await page.textContent('#cutover')).toContain(`since ${full.format(new Date(since))}`);
+    await page.waitForSelector('#chart-requests line.mark[data-mode="off"]', { state: 'attached' });
+    expect(await page.locator('#chart-tasks line.mark[data-mode="off"]').count()).toBe(1);
+    expect(await page.locator('#chart-requests line.mark title').textContent()).toBe(`${full.format(new Date(since))} · legacy API off`);
+    await page.screenshot({ path: join(ARTIFACTS, 'dashboard-legacy-off-1280.png'), fullPage: true });
     await page.close();
   });
 

@@ -63,9 +63,9 @@ describe('auth configuration', () => {
 
   it('refuses an HS256 secret shorter than 32 bytes, without printing it', () => {
     const found = problems([], { SHIM_JWT_SECRET: 'short-secret-value' });
-    expect(found).toEqual(['auth.key.secret: the HS256 secret must be at least 32 bytes']);
+    expect(found).toEqual(['SHIM_JWT_SECRET: the HS256 secret must be at least 32 bytes']);
     expect(found.join('\n')).not.toContain('short-secret-value');
-    expect(problems(['--jwt-secret-file', file('short.txt', 'tiny\n')])).toEqual(['auth.key.secret: the HS256 secret must be at least 32 bytes']);
+    expect(problems(['--jwt-secret-file', file('short.txt', 'tiny\n')])).toEqual([`--jwt-secret-file ${join(dir, 'short.txt')}: the HS256 secret must be at least 32 bytes`]);
   });
 
   it('refuses both a secret and a JWKS, two secrets, or jwt without key material', () => {
