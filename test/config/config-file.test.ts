@@ -19,7 +19,7 @@ describe('the legacy mode setting', () => {
   });
 
   it('refuses a mode other than on, drain or off', () => {
-    expect(problems(['--legacy', 'sideways'])).toEqual(['legacy: must be one of on, drain, off']);
+    expect(problems(['--legacy', 'sideways'])).toEqual(['--legacy: must be one of on, drain, off']);
   });
 });
 

@@ -166,7 +166,7 @@ describe('the legacy switch flipped by SIGHUP', () => {
     const session = await LegacySession.open(shim.url);
     writeFileSync(path, JSON.stringify({ ...CUTOVER, legacy: 'sideways' }));
     shim.signal('SIGHUP');
-    await waitForStderr(shim, /SIGHUP: reload refused, the running configuration stays: invalid configuration:\n {2}- legacy: must be one of on, drain, off/);
+    await waitForStderr(shim, /SIGHUP: reload refused, the running configuration stays: invalid configuration:\n {2}- "legacy" in \S+flip\.json: must be one of on, drain, off/);
     writeFileSync(path, '{"legacy": "on",');
     shim.signal('SIGHUP');
     await waitForStderr(shim, /reload refused/, 2);
