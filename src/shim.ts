@@ -5,7 +5,7 @@ import type { ShimConfig } from './config/schema.js';
 import { systemClock } from './core/ports.js';
 import { PrincipalLimits } from './core/limits.js';
 import { policyTable, type PolicyTable } from './core/policy-table.js';
-import type { PolicySources, ToolPolicy } from './core/policy.js';
+import { configuredPolicy, type PolicySources, type ToolPolicy } from './core/policy.js';
 import { StepwiseIntake, type TaskIntake } from './core/task-intake.js';
 import { TaskService } from './core/task-service.js';
 import { InProcessQueue } from './execution/in-process-queue.js';
@@ -193,7 +193,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   const runner = new TaskRunner({
     store,
     invoker: pool,
-    isIdempotent: (tool) => policies.configured[tool]?.idempotent === true,
+    isIdempotent: (tool) => configuredPolicy(policies, tool)?.idempotent === true,
   });
   // Changes published before the subscription is live would be lost to the first watchers; a
   // store that cannot subscribe within the bound is unreachable, and we say so instead of hanging.
@@ -252,6 +252,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     handleMcp,
     { readiness: { store: () => store.ping(), upstream: () => pool.ping() }, notReady: () => notReady, draining: () => draining },
     (err) => log(`unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
+    { headersTimeoutMs: config.headersTimeoutMs, requestTimeoutMs: config.requestTimeoutMs, maxConnections: config.maxConnections },
   );
 
   // A worker's traffic figures are its jobs: /metrics only, the dashboard is the api replicas'.

@@ -45,6 +45,10 @@ Options:
   --shutdown-grace-ms N  on SIGTERM, how long running tasks and requests may finish (default 25000, env SHIM_SHUTDOWN_GRACE_MS)
   --max-open-tasks N     open tasks per principal, fleet-wide; 0 = no limit (default 1000, env SHIM_MAX_OPEN_TASKS_PER_PRINCIPAL)
   --max-open-streams N   open listen/GET/tasks/result streams per principal; 0 = no limit (default 1000, env SHIM_MAX_OPEN_STREAMS_PER_PRINCIPAL)
+  --trust-proxy     believe X-Forwarded-Proto from the proxy in front: the dashboard cookie gets Secure behind TLS (env SHIM_TRUST_PROXY)
+  --headers-timeout-ms N  a request's headers must arrive within N ms (default 10000, env SHIM_HEADERS_TIMEOUT_MS)
+  --request-timeout-ms N  a whole request must arrive within N ms; responses and streams are not bounded (default 30000, env SHIM_REQUEST_TIMEOUT_MS)
+  --max-connections N     open connections per replica, more are closed at once; 0 = no limit (default 10000, env SHIM_MAX_CONNECTIONS)
   -h, --help        this text
   -v, --version     the installed version
 `;

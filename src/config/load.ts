@@ -47,6 +47,10 @@ const ENV_KEYS: ReadonlyArray<[string, keyof ShimConfig, Kind]> = [
   ['SHIM_CUTOVER_QUIET_PERIOD_MS', 'cutoverQuietPeriodMs', 'int'],
   ['SHIM_DASHBOARD_TOKEN', 'dashboardToken', 'string'],
   ['SHIM_REPLICA_ID', 'replicaId', 'string'],
+  ['SHIM_TRUST_PROXY', 'trustProxy', 'bool'],
+  ['SHIM_HEADERS_TIMEOUT_MS', 'headersTimeoutMs', 'int'],
+  ['SHIM_REQUEST_TIMEOUT_MS', 'requestTimeoutMs', 'int'],
+  ['SHIM_MAX_CONNECTIONS', 'maxConnections', 'int'],
 ];
 type Kind = 'string' | 'int' | 'list' | 'bool';
 
@@ -72,6 +76,10 @@ const FLAG_KEYS: ReadonlyArray<[keyof typeof FLAGS, keyof ShimConfig, 'string' |
   ['max-open-streams', 'maxOpenStreamsPerPrincipal', 'int'],
   ['shutdown-grace-ms', 'shutdownGraceMs', 'int'],
   ['shutdown-delay-ms', 'shutdownDelayMs', 'int'],
+  ['trust-proxy', 'trustProxy', 'as-is'],
+  ['headers-timeout-ms', 'headersTimeoutMs', 'int'],
+  ['request-timeout-ms', 'requestTimeoutMs', 'int'],
+  ['max-connections', 'maxConnections', 'int'],
 ];
 
 const FLAGS = {
@@ -97,6 +105,10 @@ const FLAGS = {
   'max-open-streams': { type: 'string' },
   'shutdown-grace-ms': { type: 'string' },
   'shutdown-delay-ms': { type: 'string' },
+  'trust-proxy': { type: 'boolean' },
+  'headers-timeout-ms': { type: 'string' },
+  'request-timeout-ms': { type: 'string' },
+  'max-connections': { type: 'string' },
   ...AUTH_FLAGS,
   ...UPSTREAM_HEADER_FLAGS,
   help: { type: 'boolean', short: 'h' },

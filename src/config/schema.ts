@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { TASK_POLICIES } from '../core/policy.js';
 import { AuthSchema } from './auth-schema.js';
 import { checkCutover, CUTOVER_DEFAULTS, CUTOVER_FIELDS } from './cutover.js';
+import { checkEdge, EDGE_DEFAULTS, EDGE_FIELDS } from './edge.js';
 import { UpstreamHeadersSchema } from './upstream-headers.js';
 
 const policyNames = z.enum(TASK_POLICIES, { error: `expected one of ${TASK_POLICIES.join(', ')}` });
@@ -100,9 +101,11 @@ export const ConfigSchema = z.strictObject({
   serverName: z.string().min(1),
   serverVersion: z.string().min(1),
   ...CUTOVER_FIELDS,
+  ...EDGE_FIELDS,
 })
   .refine((c) => c.defaultTtlMs <= c.maxTtlMs, { message: 'must not exceed the maximum TTL (SHIM_MAX_TTL_MS)', path: ['defaultTtlMs'] })
   .superRefine(checkCutover)
+  .superRefine(checkEdge)
   .superRefine((c, ctx) => {
     if (c.redisCluster && !c.redisUrl) ctx.addIssue({ code: 'custom', message: 'a Redis Cluster needs its seed node URLs in --redis or REDIS_URL', path: ['redisCluster'] });
     if (!c.redisCluster && c.redisUrl?.includes(',')) ctx.addIssue({ code: 'custom', message: 'several URLs are seed nodes of a Redis Cluster: set --redis-cluster (SHIM_REDIS_CLUSTER=true) too', path: ['redisUrl'] });
@@ -143,4 +146,5 @@ export const DEFAULT_CONFIG: ShimConfig = {
   serverName: 'mcp-tasks-shim',
   serverVersion: '0.1.0',
   ...CUTOVER_DEFAULTS,
+  ...EDGE_DEFAULTS,
 };

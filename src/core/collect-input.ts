@@ -5,15 +5,16 @@ import type { InputRequest, TaskRecord } from './task.js';
 import { waitForTask } from './task-watch.js';
 import type { TaskStore } from '../store/task-store.js';
 
-const KEY_PREFIX: Readonly<Record<string, string>> = {
-  'elicitation/create': 'elicit',
-  'sampling/createMessage': 'sample',
-  'roots/list': 'roots',
-};
+/** A Map: the method is the upstream's (see ANSWER_SCHEMAS). */
+const KEY_PREFIX: ReadonlyMap<string, string> = new Map([
+  ['elicitation/create', 'elicit'],
+  ['sampling/createMessage', 'sample'],
+  ['roots/list', 'roots'],
+]);
 
 /** A fresh input key: unique for the task's whole life (the store also refuses reuse). */
 function newInputKey(method: string): string {
-  return `${KEY_PREFIX[method] ?? 'input'}-${randomBytes(4).toString('hex')}`;
+  return `${KEY_PREFIX.get(method) ?? 'input'}-${randomBytes(4).toString('hex')}`;
 }
 
 /**

@@ -7,20 +7,30 @@ import type { InputRequest } from './task.js';
  */
 const primitive = z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]);
 
-const ANSWER_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
-  'elicitation/create': z.looseObject({
-    action: z.enum(['accept', 'decline', 'cancel']),
-    content: z.record(z.string(), primitive).optional(),
-  }),
-  'sampling/createMessage': z.looseObject({
-    role: z.literal('assistant'),
-    content: z.unknown().refine((v) => v !== undefined, 'content is required'),
-    model: z.string(),
-  }),
-  'roots/list': z.looseObject({
-    roots: z.array(z.looseObject({ uri: z.string().startsWith('file://'), name: z.string().optional() })),
-  }),
-};
+/** A Map: the method is the upstream's, and `constructor` must not find a property of every object. */
+const ANSWER_SCHEMAS: ReadonlyMap<string, z.ZodType> = new Map<string, z.ZodType>([
+  [
+    'elicitation/create',
+    z.looseObject({
+      action: z.enum(['accept', 'decline', 'cancel']),
+      content: z.record(z.string(), primitive).optional(),
+    }),
+  ],
+  [
+    'sampling/createMessage',
+    z.looseObject({
+      role: z.literal('assistant'),
+      content: z.unknown().refine((v) => v !== undefined, 'content is required'),
+      model: z.string(),
+    }),
+  ],
+  [
+    'roots/list',
+    z.looseObject({
+      roots: z.array(z.looseObject({ uri: z.string().startsWith('file://'), name: z.string().optional() })),
+    }),
+  ],
+]);
 
 /**
  * How an answer that is a JSON-RPC error (legacy wires) is kept in `inputResponses`:
@@ -30,7 +40,7 @@ export const ERROR_ANSWER = '$jsonrpcError';
 
 /** Returns a problem description, or undefined when the answer is well-formed for its request. */
 export function checkAnswer(request: InputRequest, answer: unknown): string | undefined {
-  const schema = ANSWER_SCHEMAS[request.method];
+  const schema = ANSWER_SCHEMAS.get(request.method);
   if (!schema) return undefined;
   const parsed = schema.safeParse(answer);
   if (parsed.success) return undefined;

@@ -32,7 +32,8 @@ export async function answerRetry(
     throw new InvalidParamsError('requestState does not belong to this request: retry with the original name and arguments');
   }
   for (const [key, answer] of Object.entries(inputResponses)) {
-    const request = task.inputRequests[key];
+    // Keys come from the wire: only an outstanding request (an own property) is checked.
+    const request = Object.hasOwn(task.inputRequests, key) ? task.inputRequests[key] : undefined;
     const problem = request && checkAnswer(request, answer);
     if (problem) throw new InvalidParamsError(`Invalid answer for input request '${key}': ${problem}`, { key });
   }

@@ -34,6 +34,14 @@ export interface PolicySources {
   autoWindowMs: number;
 }
 
+/**
+ * The configured policy of a tool. Tool names come from the wire: only an own property counts,
+ * so that `__proto__` or `constructor` is a tool like any other, not a property of every object.
+ */
+export function configuredPolicy(sources: Pick<PolicySources, 'configured'>, tool: string): ToolPolicy | undefined {
+  return Object.hasOwn(sources.configured, tool) ? sources.configured[tool] : undefined;
+}
+
 /** What the upstream says about one tool, as far as policy goes. */
 export interface UpstreamToolFacts {
   /** The upstream declares `capabilities.tasks.requests.tools.call`: its `taskSupport` is a decision. */
@@ -51,7 +59,7 @@ export interface ResolvedPolicy {
 }
 
 export function resolvePolicy(tool: string, sources: PolicySources, upstream: UpstreamToolFacts): ResolvedPolicy {
-  const configured = sources.configured[tool];
+  const configured = configuredPolicy(sources, tool);
   if (configured) return { policy: configured, source: 'policy file' };
   if (upstream.declaresTasks) return { policy: { mode: upstream.taskSupport ?? 'forbidden' }, source: 'upstream' };
   return { policy: { mode: sources.fallback }, source: 'default' };

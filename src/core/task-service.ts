@@ -140,7 +140,8 @@ export class TaskService {
   async updateTask(principal: string, taskId: string, inputResponses: Record<string, unknown>): Promise<TaskRecord> {
     const task = await this.getTask(principal, taskId);
     for (const [key, answer] of Object.entries(inputResponses)) {
-      const request = task.inputRequests[key];
+      // Keys come from the wire: only an outstanding request (an own property) is checked.
+      const request = Object.hasOwn(task.inputRequests, key) ? task.inputRequests[key] : undefined;
       if (!request) continue;
       const problem = checkAnswer(request, answer);
       if (problem) throw new InvalidParamsError(`Invalid answer for input request '${key}': ${problem}`, { key });

@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InvalidRequestError, ParseError, ShimError } from '../core/errors.js';
-import { errorResponse, parseJson } from '../wire/jsonrpc/message.js';
+import { errorResponse, idOf, parseJson } from '../wire/jsonrpc/message.js';
 import { json, type Reply } from '../wire/reply.js';
 import type { Sep2663Handler } from '../wire/sep2663/handler.js';
 import type { Authenticator, AuthOutcome } from './auth/bearer.js';
 import { detectBodylessEra, detectEra } from './era.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 import { BodyTooLargeError, readBody } from './read-body.js';
 import { writeReply } from './write-reply.js';
 
@@ -90,6 +91,10 @@ async function route(req: IncomingMessage, res: ServerResponse, options: McpEndp
     parsed = parseJson(body);
   } catch (err) {
     return json(400, errorResponse(null, err instanceof ShimError ? err : new ParseError()));
+  }
+  // Before any wire looks at it: a client error, never worth a retry (docs/security.md, "Bounds").
+  if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
+    return json(400, errorResponse(idOf(parsed), new InvalidRequestError(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`)));
   }
 
   if (detectEra(req.headers, parsed) === 'legacy') {

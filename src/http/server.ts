@@ -13,6 +13,19 @@ export interface HealthChecks {
   draining?: () => boolean;
 }
 
+/** What a client may make the server hold (docs/security.md, "Bounds"). */
+export interface ConnectionBounds {
+  /** A request's headers must arrive within this long. */
+  headersTimeoutMs: number;
+  /** A whole request must arrive within this long; node stops counting once the request is read, so responses and streams are not bounded. */
+  requestTimeoutMs: number;
+  /** Open connections; more are closed at once. 0: no limit. */
+  maxConnections: number;
+}
+
+/** How often node looks for connections past those timeouts: the precision of both bounds (node's default is 30 s). */
+const TIMEOUT_CHECK_MS = 1_000;
+
 /**
  * Express serves everything but the MCP endpoint: health now, dashboard and metrics later. The
  * MCP endpoint is dispatched before express so the hot path never pays for its stack.
@@ -22,6 +35,7 @@ export function createHttpServer(
   handleMcp: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
   health: HealthChecks,
   onError: (err: unknown) => void,
+  bounds: ConnectionBounds,
 ): { server: Server; app: Express } {
   const app = express();
   app.disable('x-powered-by');
@@ -39,7 +53,8 @@ export function createHttpServer(
     res.status(results.every(Boolean) ? 200 : 503).json({ status: results.every(Boolean) ? 'ready' : 'not ready', checks });
   });
 
-  const server = createServer((req, res) => {
+  const timeouts = { headersTimeout: bounds.headersTimeoutMs, requestTimeout: bounds.requestTimeoutMs, connectionsCheckingInterval: TIMEOUT_CHECK_MS };
+  const server = createServer(timeouts, (req, res) => {
     // A request on a connection opened before the shutdown is still served, but its connection
     // closes after the answer, so that the client's next request reaches another replica.
     if (health.draining?.()) res.setHeader('connection', 'close');
@@ -62,8 +77,9 @@ export function createHttpServer(
   });
   // Idle keep-alive connections outlive a load balancer's (60 s on most): the side that closes an
   // idle connection first races a request sent on it, and the client sees a reset for a request
-  // it may not safely send again. Node's 5 s default loses that race all the time.
+  // it may not safely send again. Node's 5 s default loses that race all the time. (The headers
+  // timeout counts from a request's first byte, so an idle connection is not subject to it.)
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
+  if (bounds.maxConnections > 0) server.maxConnections = bounds.maxConnections;
   return { server, app };
 }

@@ -74,7 +74,14 @@ export function createObservability(options: ObservabilityOptions): Observabilit
     recorder,
     legacyHooks: new OldApiHooks(recorder, options.sessionOf),
     observeSep2663: observeSep2663(recorder),
-    routes: observabilityRoutes({ reports, metrics, token: config.dashboardToken, dashboard: config.role !== 'worker', policies: options.policies }),
+    routes: observabilityRoutes({
+      reports,
+      metrics,
+      token: config.dashboardToken,
+      trustProxy: config.trustProxy,
+      dashboard: config.role !== 'worker',
+      policies: options.policies,
+    }),
     close: () => recorder.close(),
   };
 }

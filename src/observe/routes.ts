@@ -1,7 +1,7 @@
-import { timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import express, { type Request, type Response, type Router } from 'express';
 import type { PolicyTable } from '../core/policy-table.js';
+import { accessGuard } from './access-guard.js';
 import type { ShimMetrics } from './metrics.js';
 import { isRange } from './ranges.js';
 import type { Endpoint, Reports } from './report.js';
@@ -29,7 +29,6 @@ const CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const COOKIE = 'mts_dashboard';
 /** How often the background warm-up reads newly closed buckets into the report digests. */
 const WARM_EVERY_MS = 60_000;
 /** Until a first warm-up pass succeeds (the store's connection is not ready at start-up), it is tried again this soon. */
@@ -40,6 +39,8 @@ export interface ObservabilityRoutesOptions {
   metrics: ShimMetrics;
   /** Bearer token for /dashboard and /metrics; without one only loopback clients get in. */
   token?: string;
+  /** Believe `X-Forwarded-Proto` (the dashboard cookie's `Secure`). */
+  trustProxy?: boolean;
   /** False on a replica that serves no dashboard (role worker): nothing to keep warm. */
   dashboard?: boolean;
   /** Every upstream tool's effective policy and its source (docs/dashboard.md, "Task policies"). */
@@ -52,7 +53,7 @@ export interface ObservabilityRoutesOptions {
  */
 export function observabilityRoutes(options: ObservabilityRoutesOptions): Router {
   const router = express.Router();
-  const guard = accessGuard(options.token);
+  const guard = accessGuard({ token: options.token, trustProxy: options.trustProxy });
   const assets = Object.fromEntries((Object.keys(ASSETS) as Asset[]).map((name) => [name, readAsset(name)])) as Record<Asset, string>;
 
   router.get('/metrics', guard, async (_req, res) => {
@@ -130,65 +131,4 @@ function warmInBackground(reports: Reports): void {
   setInterval(() => {
     if (warmed) reports.warm().catch(() => undefined);
   }, WARM_EVERY_MS).unref();
-}
-
-/**
- * With a token: `Authorization: Bearer <token>`, or the cookie that `GET /dashboard?token=<token>`
- * sets for a browser. Without one: loopback clients only (the socket's peer address, so a proxy
- * on the same host passes: set a token behind one).
- */
-export function accessGuard(token: string | undefined) {
-  const expected = token === undefined ? undefined : Buffer.from(token);
-  return (req: Request, res: Response, next: NextFunction): void => {
-    if (!expected) {
-      if (isLoopback(req.socket.remoteAddress)) return next();
-      res.status(403).json({ error: 'the dashboard and metrics answer loopback clients only; set SHIM_DASHBOARD_TOKEN to open them to others' });
-      return;
-    }
-    const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
-    if (matches(bearer, expected) || matches(cookie(req.headers.cookie, COOKIE), expected)) return next();
-    const query = typeof req.query.token === 'string' ? req.query.token : undefined;
-    if (req.path === '/dashboard' && req.method === 'GET' && matches(query, expected)) {
-      res.cookie(COOKIE, token as string, { httpOnly: true, sameSite: 'strict', path: '/dashboard', secure: req.secure });
-      res.redirect(303, '/dashboard');
-      return;
-    }
-    res.set('www-authenticate', 'Bearer realm="mcp-tasks-shim"');
-    if (req.path === '/dashboard' || req.path === '/dashboard/') {
-      res
-        .status(401)
-        .type('html')
-        .send('<!doctype html><title>Sign in</title><p>This dashboard needs its token: open <code>/dashboard?token=&lt;token&gt;</code> once.</p>');
-      return;
-    }
-    res.status(401).json({ error: 'missing or invalid bearer token' });
-  };
-}
-
-export function isLoopback(address: string | undefined): boolean {
-  if (!address) return false;
-  if (address === '::1') return true;
-  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
-}
-
-function matches(given: string | undefined, expected: Buffer): boolean {
-  if (given === undefined) return false;
-  const buffer = Buffer.from(given);
-  return buffer.length === expected.length && timingSafeEqual(buffer, expected);
-}
-
-function cookie(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const [key, ...rest] = part.trim().split('=');
-    if (key === name) {
-      try {
-        return decodeURIComponent(rest.join('='));
-      } catch {
-        return undefined;
-      }
-    }
-  }
-  return undefined;
 }

@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
 import { CutoverControls } from '../../src/cutover/controls.js';
 import { legacyWire } from '../../src/observe/wire-hooks.js';
-import { isLoopback } from '../../src/observe/routes.js';
+import { isLoopback } from '../../src/observe/access-guard.js';
 import type { SessionRecord } from '../../src/session/session-store.js';
 import { configProblems as problems } from '../support/config-problems.js';
 

@@ -142,6 +142,13 @@ export function decodePolledHash(taskId: string, hash: Record<string, string>, p
   };
 }
 
+/** A flat HGETALL reply (as a script returns it) as an object without a prototype. */
+export function hashOfFlat(flat: readonly string[]): Record<string, string> {
+  const hash: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (let i = 0; i + 1 < flat.length; i += 2) hash[flat[i]!] = flat[i + 1]!;
+  return hash;
+}
+
 /** As decodeEntries reads a number field: a missing one stays undefined. */
 function numberOf(value: string | null | undefined): number {
   return (value === null || value === undefined ? undefined : Number(value)) as number;

@@ -1,5 +1,4 @@
 import { Command } from 'ioredis';
-import type { RedisConnection } from './connection.js';
 
 type CommandOptions = ConstructorParameters<typeof Command>[2];
 
@@ -41,11 +40,6 @@ export class FlatCommand extends Command {
     for (let i = 0; i < args.length; i++) at = writeBulk(out, at, args[i]!, lengths[i]!);
     return out;
   }
-}
-
-/** HMGET as a FlatCommand: each field's value, or null where the hash has none. */
-export function hmget(redis: RedisConnection, key: string, fields: readonly string[]): Promise<Array<string | null>> {
-  return redis.sendCommand(new FlatCommand('hmget', commandArgs([key], fields), { replyEncoding: 'utf8' })) as Promise<Array<string | null>>;
 }
 
 /**

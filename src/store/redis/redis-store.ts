@@ -16,7 +16,7 @@ import type {
 } from '../task-store.js';
 import { sourcesOf } from '../../mapping/transitions.js';
 import { CANCEL_FROM, LIVE_STATUSES, REQUEST_INPUT_FROM, RESUME_FROM } from '../transition-rules.js';
-import { decodeFlatTask, decodePolled, decodePolledHash, decodeTask, encodeAnswer, encodeOutcome, encodeTask, POLL_FIELDS } from './codec.js';
+import { decodeFlatTask, decodePolled, decodePolledHash, decodeTask, encodeAnswer, encodeOutcome, encodeTask, hashOfFlat, POLL_FIELDS } from './codec.js';
 import {
   callRedis,
   disconnect,
@@ -26,7 +26,6 @@ import {
   type RedisClientOptions,
   type RedisConnection,
 } from './connection.js';
-import { hmget } from './flat-command.js';
 import { checkPrefix, DEFAULT_PREFIX, eventsChannel, openKey, taskKey } from './keys.js';
 import { defineScripts, defineTaskScripts, type Operation, type RunKeysScript, type RunScript } from './scripts.js';
 
@@ -38,6 +37,11 @@ export interface RedisTaskStoreOptions extends RedisClientOptions {
   prefix?: string;
 }
 
+/** poll-owned.lua's answer: the POLL_FIELDS values, or the whole hash of a task waiting on input. */
+type PollReply = Array<string | null> | [string[]];
+/** poll-owned.lua's arguments before the principal. */
+const POLL_ARGS: readonly string[] = POLL_FIELDS;
+
 /** Principals whose open-task key is kept; more start the cache afresh. */
 const OPEN_KEYS_CACHED = 10_000;
 
@@ -47,7 +51,9 @@ function statusList(statuses: readonly TaskStatus[]): string {
 
 /**
  * The production store: one hash per task, every change one Lua script that checks the status,
- * writes and publishes atomically. Reads are a single HGETALL (a poll: HMGET).
+ * writes and publishes atomically. A client's read is one read-only script that checks the
+ * principal before it reads the record (a poll reads only the fields it shows); an executor's
+ * read is a single HGETALL.
  */
 export class RedisTaskStore implements TaskStore {
   readonly kind = 'redis' as const;
@@ -58,6 +64,8 @@ export class RedisTaskStore implements TaskStore {
   private readonly scripts: Record<Operation, RunScript>;
   private readonly holdOpenScript: RunKeysScript;
   private readonly createQueuedScript: RunKeysScript;
+  private readonly readOwnedScript: RunKeysScript;
+  private readonly pollOwnedScript: RunKeysScript;
   private readonly openTaskKeys = new Map<string, string>();
   private readonly listeners = new ListenerSet<TaskChange>();
   private subscriber?: RedisConnection;
@@ -80,6 +88,13 @@ export class RedisTaskStore implements TaskStore {
     });
     this.holdOpenScript = creation['hold-open'];
     this.createQueuedScript = creation['create-queued'];
+    const reads = defineScripts(this.redis, {
+      dir: new URL('./lua/', import.meta.url),
+      names: ['read-owned', 'poll-owned'],
+      readOnly: ['read-owned', 'poll-owned'],
+    });
+    this.readOwnedScript = reads['read-owned'];
+    this.pollOwnedScript = reads['poll-owned'];
   }
 
   async create(task: NewTask): Promise<TaskRecord> {
@@ -107,20 +122,23 @@ export class RedisTaskStore implements TaskStore {
     return outcome === 1 ? { created: true, task: record } : { created: false, open: held! };
   }
 
+  /** One script: the principal first, then the record (read-owned.lua). */
   async get(taskId: string, principal: string): Promise<TaskRecord | undefined> {
-    const task = await this.load(taskId);
-    return task?.principal === principal ? task : undefined;
+    const flat = (await this.call(() => this.readOwnedScript([taskKey(this.prefix, taskId)], [principal]))) as string[] | null;
+    const task = flat === null ? undefined : decodeFlatTask(flat);
+    return task && !isExpired(task, Date.now()) ? task : undefined;
   }
 
   /**
-   * One HMGET of the fields a status answer shows, instead of the whole record (whose arguments
-   * and capabilities a poll never shows). A task waiting on input is read whole, since its
-   * outstanding requests are fields of their own; that read alone then answers, as one snapshot.
+   * One script that reads the fields a status answer shows, instead of the whole record (whose
+   * arguments and capabilities a poll never shows), after checking the principal (poll-owned.lua).
+   * A task waiting on input comes whole, since its outstanding requests are fields of their own.
    */
   async poll(taskId: string, principal: string): Promise<PolledTask | undefined> {
     const key = taskKey(this.prefix, taskId);
-    let task = decodePolled(taskId, await this.call(() => hmget(this.redis, key, POLL_FIELDS)), principal);
-    if (task?.status === 'input_required') task = decodePolledHash(taskId, await this.call(() => this.redis.hgetall(key)), principal);
+    const reply = (await this.call(() => this.pollOwnedScript([key], POLL_ARGS.concat(principal)))) as PollReply | null;
+    if (reply === null) return undefined;
+    const task = Array.isArray(reply[0]) ? decodePolledHash(taskId, hashOfFlat(reply[0]), principal) : decodePolled(taskId, reply as Array<string | null>, principal);
     return task && !isExpired(task, Date.now()) ? task : undefined;
   }
 

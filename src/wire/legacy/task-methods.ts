@@ -50,6 +50,8 @@ export class LegacyTaskMethods {
   /** Task-augmented `tools/call` (2025-11-25 §3): the nested CreateTaskResult. */
   async toolsCallAsTask(session: SessionRecord, params: Record<string, unknown> | undefined): Promise<Record<string, unknown>> {
     const call = parseParams(ToolsCallWithTask, params);
+    // As tasks/create: a tool the upstream does not list gets no task that could only fail.
+    if (!(await this.deps.service.toolInfo(call.name))) throw new InvalidParamsError(`Unknown tool: ${call.name}`);
     const policy = await this.deps.service.policyFor(call.name);
     if (policy.mode === 'forbidden') throw new MethodNotFoundError('tools/call', `tool '${call.name}' does not support task-augmented execution`);
     const task = await this.create(session, 'mcp-2025-11-25', call.name, call.arguments ?? {}, call.task.ttl);

@@ -74,22 +74,31 @@ interface Call {
 
 type MethodHandler = (call: Call) => Promise<Record<string, unknown> | StreamAnswer | TextAnswer>;
 
-/** Upstream methods a 2026-07-28 client may call, translated through the upstream client pool. */
-const TRANSLATED: Readonly<Record<string, { schema: z.ZodType; cache?: 'public' | 'private' }>> = {
-  'resources/list': { schema: ListResourcesResultSchema, cache: 'public' },
-  'resources/templates/list': { schema: ListResourceTemplatesResultSchema, cache: 'public' },
-  'resources/read': { schema: ReadResourceResultSchema, cache: 'private' },
-  'prompts/list': { schema: ListPromptsResultSchema, cache: 'public' },
-  'prompts/get': { schema: GetPromptResultSchema },
-  'completion/complete': { schema: CompleteResultSchema },
-};
+interface TranslatedRoute {
+  schema: z.ZodType;
+  cache?: 'public' | 'private';
+}
+
+/**
+ * Upstream methods a 2026-07-28 client may call, translated through the upstream client pool.
+ * Method names come from the wire, so tables keyed by them are Maps: on a plain object,
+ * `constructor` or `toString` would name a property of its prototype.
+ */
+const TRANSLATED: ReadonlyMap<string, TranslatedRoute> = new Map<string, TranslatedRoute>([
+  ['resources/list', { schema: ListResourcesResultSchema, cache: 'public' }],
+  ['resources/templates/list', { schema: ListResourceTemplatesResultSchema, cache: 'public' }],
+  ['resources/read', { schema: ReadResourceResultSchema, cache: 'private' }],
+  ['prompts/list', { schema: ListPromptsResultSchema, cache: 'public' }],
+  ['prompts/get', { schema: GetPromptResultSchema }],
+  ['completion/complete', { schema: CompleteResultSchema }],
+]);
 
 /**
  * The SEP-2663 adapter on the 2026-07-28 stateless wire: validates each POST in the order of
  * §19, calls the task core, and renders its answers in this wire's shapes.
  */
 export class Sep2663Handler {
-  private readonly methods: Readonly<Record<string, MethodHandler>>;
+  private readonly methods: ReadonlyMap<string, MethodHandler>;
   private readonly listenHub: ListenHub;
   /** The `_meta` member every result ends with, serialised once. */
   private readonly serverInfoMember: string;
@@ -97,17 +106,17 @@ export class Sep2663Handler {
   constructor(private readonly options: Sep2663Options) {
     this.listenHub = new ListenHub(options.service.store);
     this.serverInfoMember = `"_meta":${JSON.stringify({ [META.serverInfo]: options.serverInfo })}`;
-    this.methods = {
-      'server/discover': () => this.discover(),
-      ping: async () => ({}),
-      'tools/list': async () => this.toolsList(),
-      'tools/call': (call) => this.toolsCall(call),
-      'tasks/get': (call) => this.tasksGet(call),
-      'tasks/update': (call) => this.tasksUpdate(call),
-      'tasks/cancel': (call) => this.tasksCancel(call),
-      'subscriptions/listen': (call) => this.listen(call),
-      ...Object.fromEntries(Object.keys(TRANSLATED).map((method) => [method, (call: Call) => this.translate(method, call)])),
-    };
+    this.methods = new Map<string, MethodHandler>([
+      ['server/discover', () => this.discover()],
+      ['ping', async () => ({})],
+      ['tools/list', async () => this.toolsList()],
+      ['tools/call', (call) => this.toolsCall(call)],
+      ['tasks/get', (call) => this.tasksGet(call)],
+      ['tasks/update', (call) => this.tasksUpdate(call)],
+      ['tasks/cancel', (call) => this.tasksCancel(call)],
+      ['subscriptions/listen', (call) => this.listen(call)],
+      ...[...TRANSLATED].map(([method, route]): [string, MethodHandler] => [method, (call) => this.translate(method, route, call)]),
+    ]);
   }
 
   async handle(input: Sep2663Request): Promise<Reply> {
@@ -120,7 +129,7 @@ export class Sep2663Handler {
     }
     if (call.id === NOTIFICATION) return { kind: 'empty', status: 202 };
     try {
-      const method = this.methods[call.request.method];
+      const method = this.methods.get(call.request.method);
       if (!method) throw new MethodNotFoundError(call.request.method);
       const answer = await method(call);
       if (answer instanceof StreamAnswer) return answer.reply;
@@ -263,8 +272,7 @@ export class Sep2663Handler {
     });
   }
 
-  private async translate(method: string, call: Call): Promise<Record<string, unknown>> {
-    const route = TRANSLATED[method] as { schema: z.ZodType; cache?: 'public' | 'private' };
+  private async translate(method: string, route: TranslatedRoute, call: Call): Promise<Record<string, unknown>> {
     const { _meta: _dropped, ...params } = call.params;
     const result = (await this.options.upstream.request(method, params, route.schema, call.signal()).catch((err: unknown) => {
       // A method the upstream does not serve is unknown here too: -32601 with its 404 (§6).

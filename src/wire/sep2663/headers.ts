@@ -3,15 +3,18 @@ import { HeaderMismatchError } from '../../core/errors.js';
 import type { ToolInfo } from '../../core/ports.js';
 import { decodeHeaderValue } from './header-value.js';
 
-/** Which `params` field `Mcp-Name` must equal, per method (SEP-2663 adds the three task methods). */
-const NAME_FIELD: Readonly<Record<string, string>> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-  'tasks/get': 'taskId',
-  'tasks/update': 'taskId',
-  'tasks/cancel': 'taskId',
-};
+/**
+ * Which `params` field `Mcp-Name` must equal, per method (SEP-2663 adds the three task methods).
+ * A Map, since the method comes from the wire (`constructor` is a property of every object).
+ */
+const NAME_FIELD: ReadonlyMap<string, string> = new Map([
+  ['tools/call', 'name'],
+  ['prompts/get', 'name'],
+  ['resources/read', 'uri'],
+  ['tasks/get', 'taskId'],
+  ['tasks/update', 'taskId'],
+  ['tasks/cancel', 'taskId'],
+]);
 
 function single(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
@@ -34,7 +37,7 @@ export function checkHeaders(
   if (headerMethod === undefined) throw new HeaderMismatchError('Mcp-Method header is required');
   if (headerMethod !== method) throw new HeaderMismatchError(`Mcp-Method '${headerMethod}' does not match method '${method}'`);
 
-  const field = NAME_FIELD[method];
+  const field = NAME_FIELD.get(method);
   if (!field) return;
   const raw = single(headers, 'mcp-name');
   if (raw === undefined) throw new HeaderMismatchError(`Mcp-Name header is required for ${method}`);
@@ -54,7 +57,7 @@ export function checkParamHeaders(headers: IncomingHttpHeaders, tool: ToolInfo |
   for (const [property, schema] of Object.entries(properties)) {
     const headerName = (schema as Record<string, unknown> | null)?.['x-mcp-header'];
     if (typeof headerName !== 'string') continue;
-    const value = args[property];
+    const value = Object.hasOwn(args, property) ? args[property] : undefined;
     if (value === undefined || value === null) continue;
     const raw = single(headers, `mcp-param-${headerName.toLowerCase()}`);
     if (raw === undefined) throw new HeaderMismatchError(`Mcp-Param-${headerName} header is required when '${property}' is present`);

@@ -49,7 +49,7 @@ export class ListenHub {
   private readonly watched = new Map<string, Map<ListenWatcher, Sent>>();
   /** Reads in flight per task; `again` asks for one more read after it (changes coalesce). */
   private readonly reading = new Map<string, { again: boolean; done: Promise<void> }>();
-  /** Snapshot reads in flight, shared by streams that open at the same moment. */
+  /** Snapshot reads in flight, by principal and task id, shared by streams that open at the same moment. */
   private readonly snapshots = new Map<string, Promise<TaskRecord | undefined>>();
   private readonly sweepMs: number;
   private readonly sweepBatch: number;
@@ -65,14 +65,18 @@ export class ListenHub {
     this.sweepBatch = options.sweepBatch ?? DEFAULT_SWEEP_BATCH;
   }
 
-  /** The current record, unscoped: the caller checks the principal. */
-  snapshot(taskId: string): Promise<TaskRecord | undefined> {
-    let pending = this.snapshots.get(taskId);
+  /**
+   * The current record when it is `principal`'s: another principal's task is never read whole,
+   * so that it answers in the time an unknown id takes.
+   */
+  snapshot(taskId: string, principal: string): Promise<TaskRecord | undefined> {
+    const key = `${principal}\n${taskId}`;
+    let pending = this.snapshots.get(key);
     if (!pending) {
-      pending = this.store.load(taskId);
-      this.snapshots.set(taskId, pending);
+      pending = this.store.get(taskId, principal);
+      this.snapshots.set(key, pending);
       const forget = (): void => {
-        this.snapshots.delete(taskId);
+        this.snapshots.delete(key);
       };
       pending.then(forget, forget);
     }

@@ -42,7 +42,7 @@ export async function serveListen(res: ServerResponse, options: ListenOptions): 
   const requested = [...new Set(options.taskIds)];
   let found: Array<TaskRecord | undefined>;
   try {
-    found = await Promise.all(requested.map((taskId) => hub.snapshot(taskId)));
+    found = await Promise.all(requested.map((taskId) => hub.snapshot(taskId, principal)));
   } catch (err) {
     // Nothing was sent yet, so the client gets a JSON-RPC error it can act on (a retryable -32603).
     if (!closed) await writeReply(res, options.fail(err));
