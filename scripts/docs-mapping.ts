@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
-import { mappingMarkdown } from '../src/mapping/markdown.js';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { mappingDocument } from '../src/mapping/markdown.js';
 
-writeFileSync(new URL('../docs/mapping.md', import.meta.url), mappingMarkdown());
+const file = new URL('../docs/mapping.md', import.meta.url);
+writeFileSync(file, mappingDocument(existsSync(file) ? readFileSync(file, 'utf8') : ''));

@@ -1,13 +1,13 @@
-import { isDeepStrictEqual } from 'node:util';
 import { collectInput } from './collect-input.js';
 import { InvalidParamsError, UpstreamRpcError } from './errors.js';
 import { newTaskId } from './ids.js';
-import { checkAnswer } from './input-responses.js';
 import type { ToolInvoker } from './ports.js';
 import type { InputRequest, TaskRecord } from './task.js';
 import { waitForTask } from './task-watch.js';
 import type { TaskStore } from '../store/task-store.js';
 import type { CallContext, CallRequest } from './call.js';
+import { answerRetry, UNKNOWN_STATE } from './mrtr-retry.js';
+import { encodeRequestState } from './request-state.js';
 
 /** What a synchronous call answers: its result, or the input it needs (MRTR). */
 export type SyncOutcome =
@@ -70,17 +70,11 @@ export class ParkedCalls {
     return this.inputOutcome(await store.load(task.taskId));
   }
 
-  /** A retry carrying `requestState` and `inputResponses`. */
-  async resume(ctx: CallContext, call: CallRequest, requestState: string, inputResponses: Record<string, unknown>): Promise<SyncOutcome> {
+  /** A retry carrying `requestState` and `inputResponses`: it runs until the call ends or asks again. */
+  async resume(ctx: CallContext, call: CallRequest, recordId: string, inputResponses: Record<string, unknown>): Promise<SyncOutcome> {
     const { store } = this.options;
-    const task = await this.find(ctx, call, requestState);
-    for (const [key, answer] of Object.entries(inputResponses)) {
-      const request = Object.hasOwn(task.inputRequests, key) ? task.inputRequests[key] : undefined;
-      const problem = request && checkAnswer(request, answer);
-      if (problem) throw new InvalidParamsError(`Invalid answer for input request '${key}': ${problem}`, { key });
-    }
-    const answered = await store.answerInput(task.taskId, ctx.principal, inputResponses, Date.now());
-    if (!answered) throw new InvalidParamsError('requestState is unknown or expired');
+    const answered = await answerRetry(store, ctx, call, recordId, inputResponses);
+    const task = answered.task;
     const before = new Set(Object.keys(answered.task.inputRequests));
     if (answered.task.status === 'input_required' && before.size > 0) return this.inputOutcome(answered.task);
     const next = await waitForTask(
@@ -89,7 +83,7 @@ export class ParkedCalls {
       (t) => t.status === 'input_required' && Object.keys(t.inputRequests).some((key) => !before.has(key)),
       { timeoutMs: Math.max(1, task.createdAt + task.ttlMs - Date.now()), signal: call.clientGone?.() },
     );
-    if (!next) throw new InvalidParamsError('requestState is unknown or expired');
+    if (!next) throw new InvalidParamsError(UNKNOWN_STATE);
     if (next.status === 'completed' && next.result) return { kind: 'result', result: next.result };
     if (next.status === 'failed' && next.error) throw new UpstreamRpcError(next.error.code, next.error.message, next.error.data);
     if (next.status === 'input_required') return this.inputOutcome(next);
@@ -123,31 +117,8 @@ export class ParkedCalls {
     ).catch(() => false);
   }
 
-  private async find(ctx: CallContext, call: CallRequest, requestState: string): Promise<TaskRecord> {
-    const taskId = decodeState(requestState);
-    const task = taskId === undefined ? undefined : await this.options.store.get(taskId, ctx.principal);
-    if (!task || task.status === 'cancelled') throw new InvalidParamsError('requestState is unknown or expired');
-    if (task.tool !== call.name || !isDeepStrictEqual(task.arguments, call.arguments)) {
-      throw new InvalidParamsError('requestState does not belong to this request: retry with the original name and arguments');
-    }
-    return task;
-  }
-
   private inputOutcome(task: TaskRecord | undefined): SyncOutcome {
-    if (!task) throw new InvalidParamsError('requestState is unknown or expired');
-    return { kind: 'input', inputRequests: task.inputRequests, requestState: encodeState(task.taskId) };
-  }
-}
-
-function encodeState(taskId: string): string {
-  return Buffer.from(JSON.stringify({ v: 1, t: taskId })).toString('base64url');
-}
-
-function decodeState(state: string): string | undefined {
-  try {
-    const parsed = JSON.parse(Buffer.from(state, 'base64url').toString('utf8')) as { v?: unknown; t?: unknown };
-    return parsed.v === 1 && typeof parsed.t === 'string' ? parsed.t : undefined;
-  } catch {
-    return undefined;
+    if (!task) throw new InvalidParamsError(UNKNOWN_STATE);
+    return { kind: 'input', inputRequests: task.inputRequests, requestState: encodeRequestState({ recordId: task.taskId, phase: 'sync' }) };
   }
 }

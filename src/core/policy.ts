@@ -9,7 +9,7 @@ export type TaskPolicy = (typeof TASK_POLICIES)[number];
 
 export interface ToolPolicy {
   mode: TaskPolicy;
-  /** `auto` only: how long the call may run before the client gets a task handle. */
+  /** `auto` and `required`: how long the call may run before the client gets a task handle. */
   syncWindowMs?: number;
   /** A worker lost mid-run may re-run the call instead of failing the task. */
   idempotent?: boolean;
@@ -18,7 +18,11 @@ export interface ToolPolicy {
 /** What the core does with one `tools/call`. */
 export type CallPlan =
   | { kind: 'sync' }
-  | { kind: 'task' }
+  /**
+   * `windowMs` (a required tool): the call runs synchronously that long first, so that input it
+   * asks for before its task is announced can go back as MRTR.
+   */
+  | { kind: 'task'; windowMs?: number }
   | { kind: 'auto'; windowMs: number }
   | { kind: 'refuse'; reason: 'task-required' };
 
@@ -76,7 +80,7 @@ export function planCall(policy: ToolPolicy, optedIn: boolean, autoWindowMs: num
     case 'forbidden':
       return { kind: 'sync' };
     case 'required':
-      return optedIn ? { kind: 'task' } : { kind: 'refuse', reason: 'task-required' };
+      return optedIn ? { kind: 'task', windowMs: policy.syncWindowMs ?? autoWindowMs } : { kind: 'refuse', reason: 'task-required' };
     case 'optional':
       return optedIn ? { kind: 'task' } : { kind: 'sync' };
     case 'auto':

@@ -1,12 +1,14 @@
 import { InvalidParamsError, TaskNotFoundError, UpstreamRpcError } from './errors.js';
 import { newTaskId } from './ids.js';
 import { checkAnswer } from './input-responses.js';
-import { planCall, resolvePolicy, type PolicySources, type ToolPolicy } from './policy.js';
+import { planCall, resolvePolicy, type CallPlan, type PolicySources, type ToolPolicy } from './policy.js';
 import type { Clock, ToolCatalog, ToolInfo, ToolInvoker } from './ports.js';
 import type { CallContext, CallOutcome, CallRequest } from './call.js';
 import type { TaskRecord } from './task.js';
 import type { PrincipalLimits } from './limits.js';
 import { ParkedCalls } from './parked-call.js';
+import { requestStateOf } from './mrtr-retry.js';
+import { PreTaskCalls, type CallWindow } from './pre-task-call.js';
 import type { TaskIntake } from './task-intake.js';
 import { waitForTask } from './task-watch.js';
 import type { CancelOutcome, PolledTask, TaskStore } from '../store/task-store.js';
@@ -37,7 +39,9 @@ const MRTR_TTL_MS = 10 * 60 * 1000;
  */
 export class TaskService {
   private readonly parked: ParkedCalls;
+  private readonly preTask: PreTaskCalls;
   constructor(private readonly options: TaskServiceOptions) {
+    this.preTask = new PreTaskCalls(options.store, options.clock);
     this.parked = new ParkedCalls({
       store: options.store,
       invoker: options.invoker,
@@ -68,20 +72,52 @@ export class TaskService {
   }
 
   async callTool(ctx: CallContext, call: CallRequest): Promise<CallOutcome> {
-    // A retry continues its parked call, whatever the policy says today.
-    if (call.retry) return this.parked.resume(ctx, call, call.retry.requestState, call.retry.inputResponses);
     const policy = await this.policyFor(call.name);
     const plan = planCall(policy, call.optedIn, this.options.policies.autoWindowMs);
+    if (call.retry) return this.resumeCall(ctx, call, call.retry, plan);
     switch (plan.kind) {
       case 'refuse':
         return { kind: 'refused', reason: plan.reason };
       case 'sync':
         return this.callSync(ctx, call);
-      case 'task':
-        return { kind: 'task', task: await this.createTask(ctx, call) };
-      case 'auto':
-        return this.callWithinWindow(ctx, call, plan.windowMs);
+      case 'task': {
+        const window = this.inputFirst(ctx, plan);
+        const task = await this.createTask(ctx, call);
+        return window ? this.preTask.start(ctx, call, task, window) : { kind: 'task', task };
+      }
+      case 'auto': {
+        const window = this.inputFirst(ctx, plan);
+        return window ? this.preTask.start(ctx, call, await this.createTask(ctx, call), window) : this.callWithinWindow(ctx, call, plan.windowMs);
+      }
     }
+  }
+
+  /**
+   * A retry continues the record its `requestState` names. A task not yet announced continues as
+   * one only while this retry's own plan still allows a task (the client may not be handed a task
+   * it did not declare it can handle); otherwise, like a parked synchronous call, the retry runs
+   * until the call ends or asks again.
+   */
+  private resumeCall(ctx: CallContext, call: CallRequest, retry: NonNullable<CallRequest['retry']>, plan: CallPlan): Promise<CallOutcome> {
+    const state = requestStateOf(retry.requestState);
+    if (state.phase === 'task') {
+      if (plan.kind === 'refuse') return Promise.resolve({ kind: 'refused', reason: plan.reason });
+      const window = this.inputFirst(ctx, plan);
+      if (window) return this.preTask.resume(ctx, call, state.recordId, retry.inputResponses, window);
+    }
+    return this.parked.resume(ctx, call, state.recordId, retry.inputResponses);
+  }
+
+  /**
+   * A required or auto call from a SEP-2663 client that can answer input runs synchronously for
+   * the window first, so that input asked inside it goes back as MRTR (ARCHITECTURE.md "Input
+   * before and after a task exists"). Undefined for every other call.
+   */
+  private inputFirst(ctx: CallContext, plan: CallPlan): CallWindow | undefined {
+    if (ctx.wire !== 'sep2663' || !ParkedCalls.possible(ctx.clientCapabilities)) return undefined;
+    if (plan.kind === 'auto') return { windowMs: plan.windowMs, answerPlainly: true };
+    if (plan.kind === 'task' && plan.windowMs !== undefined) return { windowMs: plan.windowMs, answerPlainly: false };
+    return undefined;
   }
 
   async getTask(principal: string, taskId: string): Promise<TaskRecord> {

@@ -5,15 +5,26 @@ import { CANCELLED_AS_ERROR, LEGACY_STATUS_TO_SEP2663, STATUS_TABLE, type Dialec
 import { TRANSITIONS } from './transitions.js';
 import { UPSTREAM_STATUS_TABLE, UPSTREAM_TASK_STATUSES } from './upstream-statuses.js';
 
+/** Ends the generated part of docs/mapping.md; what follows it is prose the generator keeps. */
+export const END_OF_GENERATED = '<!-- End of the generated part: what follows is written by hand and kept by `npm run docs:mapping`. -->';
+
 /**
- * docs/mapping.md, generated from the mapping tables themselves (`npm run docs:mapping`), so the
- * docs cannot say something the adapters do not do. A test fails when the file is stale.
+ * docs/mapping.md, its tables generated from the mapping tables themselves (`npm run docs:mapping`),
+ * so the docs cannot say something the adapters do not do, followed by the hand-written part of
+ * `existing` (the file as it is). A test fails when the generated part is stale.
  */
+export function mappingDocument(existing: string): string {
+  const at = existing.indexOf(END_OF_GENERATED);
+  const handWritten = at < 0 ? '' : existing.slice(at + END_OF_GENERATED.length);
+  return `${mappingMarkdown()}\n${END_OF_GENERATED}${handWritten}`;
+}
+
+/** The generated part of docs/mapping.md. */
 export function mappingMarkdown(): string {
   const lines: string[] = [
     '# Status, field and method mapping',
     '',
-    '<!-- Generated from src/mapping/ by `npm run docs:mapping`. Do not edit by hand. -->',
+    '<!-- Generated from src/mapping/ by `npm run docs:mapping` down to the end marker. Do not edit that part by hand. -->',
     '',
     'One task record, three wires. The canonical statuses are SEP-2663\'s; each legacy wire renders them as below.',
     '',

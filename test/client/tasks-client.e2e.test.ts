@@ -247,3 +247,39 @@ describe('TasksClient against the running shim', () => {
     expect(discovered.capabilities).toMatchObject({ extensions: { 'io.modelcontextprotocol/tasks': {} } });
   });
 });
+
+describe('TasksClient when a call asks for input before its task exists (MRTR)', () => {
+  it('answers the input in a retried tools/call with the requestState, then drives the task it becomes', async () => {
+    const recorder = recordingFetch();
+    const asked: Array<{ key: string; task: TaskSnapshot | undefined }> = [];
+    const created: TaskSnapshot[] = [];
+    const result = await client({ fetch: recorder.fetch }).callTool(
+      'test_tool_with_task',
+      {},
+      {
+        onInputRequest: (request, task) => {
+          asked.push({ key: request.key, task });
+          return { action: 'accept', content: { user_name: 'Grace' } };
+        },
+        onTaskCreated: (task) => created.push(task),
+      },
+    );
+    expect(text(result)).toBe('Task completed for Grace');
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.task).toBeUndefined();
+    const calls = recorder.of('tools/call').map((r) => r.body.params as Record<string, unknown>);
+    expect(calls).toHaveLength(2);
+    expect(calls[0]).not.toHaveProperty('inputResponses');
+    expect(calls[1]!.inputResponses).toEqual({ [asked[0]!.key]: { action: 'accept', content: { user_name: 'Grace' } } });
+    expect(typeof calls[1]!.requestState).toBe('string');
+    expect(created).toHaveLength(1);
+    expect(recorder.of('tasks/update')).toHaveLength(0);
+  });
+
+  it('rejects with NoInputHandlerError (no task id) when nothing can answer the input', async () => {
+    const error = await client().callTool('test_tool_with_task').catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(NoInputHandlerError);
+    expect((error as NoInputHandlerError).taskId).toBeUndefined();
+    expect((error as Error).message).toMatch(/needs input for key .* before it answers/);
+  });
+});

@@ -112,6 +112,23 @@ describe('reading answers', () => {
     await expect(client.callTool('x')).rejects.toThrow(InvalidAnswerError);
   });
 
+  it('rejects an input_required answer that has neither inputRequests nor requestState', async () => {
+    const server = fakeServer((body) => json(ok(body.id, { resultType: 'input_required' })));
+    const client = new TasksClient({ url: 'http://mcp.test/mcp', fetch: server.fetch, onInputRequest: () => ({ action: 'decline' }) });
+    await expect(client.callTool('x')).rejects.toThrow(/needs inputRequests or requestState/);
+  });
+
+  it('gives up with InvalidAnswerError on a server that never stops asking for input', async () => {
+    let calls = 0;
+    const server = fakeServer((body) => {
+      calls++;
+      return json(ok(body.id, { resultType: 'input_required', inputRequests: { [`k${calls}`]: { method: 'roots/list' } }, requestState: 's' }));
+    });
+    const client = new TasksClient({ url: 'http://mcp.test/mcp', fetch: server.fetch, onInputRequest: () => ({ roots: [] }) });
+    await expect(client.callTool('x')).rejects.toThrow(/still asking for input after 32 rounds/);
+    expect(calls).toBe(32);
+  });
+
   it('maps a JSON-RPC error with its HTTP status to McpRequestError', async () => {
     const server = fakeServer((body) =>
       json({ jsonrpc: '2.0', id: body.id, error: { code: -32021, message: 'declare it', data: { requiredCapabilities: {} } } }, 400),

@@ -81,6 +81,12 @@ describe('multi_input', () => {
     const result = await client.callTool({ name: 'multi_input', arguments: {} });
     expect(textOf(result)).toBe('Ada likes (declined)');
   });
+
+  it('completes when the colour answer leaves the colour out (the conformance suite answers {name, confirm} to both)', async () => {
+    await clientAnswering((request) => ({ action: 'accept', content: { name: request.params.message.includes('name') ? 'Ada' : 'other', confirm: true } }));
+    const result = await client.callTool({ name: 'multi_input', arguments: {} });
+    expect(textOf(result)).toBe('Ada likes (not given)');
+  });
 });
 
 describe('test_tool_with_task', () => {
@@ -92,7 +98,13 @@ describe('test_tool_with_task', () => {
     });
     const result = await client.callTool({ name: 'test_tool_with_task', arguments: {} });
     expect(textOf(result)).toBe('Task completed for grace');
-    expect(asked[0]?.params).toMatchObject({ mode: 'form', requestedSchema: { required: ['user_name'] } });
+    expect(asked[0]?.params).toMatchObject({ mode: 'form', requestedSchema: { properties: { user_name: { type: 'string' } } } });
+  });
+
+  it('takes a `name` answer as the user name (what the conformance suite sends)', async () => {
+    await clientAnswering(() => ({ action: 'accept', content: { name: 'Alice' } }));
+    const result = await client.callTool({ name: 'test_tool_with_task', arguments: {} });
+    expect(textOf(result)).toBe('Task completed for Alice');
   });
 
   it('fails without working when the user gives no name', async () => {

@@ -56,18 +56,23 @@ export class InputAnswers {
   }
 }
 
-/** An `input_required` task needs an answer, and neither the call nor the client has a handler. */
+/**
+ * An `input_required` task, or a `tools/call` that asks before it answers (MRTR, `taskId`
+ * undefined), needs an answer, and neither the call nor the client has a handler.
+ */
 export class NoInputHandlerError extends Error {
   constructor(
-    readonly taskId: string,
+    readonly taskId: string | undefined,
     readonly key: string,
     readonly method: string,
     params: Record<string, unknown>,
   ) {
     const message = typeof params.message === 'string' ? ` "${params.message}"` : '';
     super(
-      `Task ${taskId} needs input for key "${key}" (${method}${message}) but no onInputRequest handler was given. ` +
-        'The task is left running: answer it with updateTask() or drive it again with waitForTask() and a handler.',
+      taskId === undefined
+        ? `The tool call needs input for key "${key}" (${method}${message}) before it answers, but no onInputRequest handler was given.`
+        : `Task ${taskId} needs input for key "${key}" (${method}${message}) but no onInputRequest handler was given. ` +
+            'The task is left running: answer it with updateTask() or drive it again with waitForTask() and a handler.',
     );
     this.name = 'NoInputHandlerError';
   }

@@ -94,9 +94,15 @@ function toInputRequests(value: unknown, where: string): Record<string, TaskInpu
   return out;
 }
 
-export type ToolCallAnswer = { kind: 'result'; result: CallToolResult } | { kind: 'task'; task: TaskSnapshot };
+export type ToolCallAnswer =
+  | { kind: 'result'; result: CallToolResult }
+  | { kind: 'task'; task: TaskSnapshot }
+  | { kind: 'input'; inputRequests: Record<string, TaskInputRequest>; requestState?: string };
 
-/** The polymorphic `tools/call` result (§4, §8): `complete` (or absent, pre-2026) or `task`. */
+/**
+ * The polymorphic `tools/call` result (§4, §7, §8): `complete` (or absent, pre-2026), `task`, or
+ * `input_required` (MRTR: input the call needs before it answers or becomes a task).
+ */
 export function classifyToolCallResult(value: Record<string, unknown>, tool: string): ToolCallAnswer {
   const where = `tools/call ${tool}`;
   const resultType = value.resultType ?? 'complete';
@@ -105,11 +111,15 @@ export function classifyToolCallResult(value: Record<string, unknown>, tool: str
       return { kind: 'result', result: toCallToolResult(value, where) };
     case 'task':
       return { kind: 'task', task: toTaskSnapshot(value, where) };
-    case 'input_required':
-      throw new InvalidAnswerError(
-        where,
-        'resultType "input_required" (MRTR before a task exists) is not supported by TasksClient; the shim never sends it',
-      );
+    case 'input_required': {
+      const inputRequests = toInputRequests(value.inputRequests, where);
+      const { requestState } = value;
+      if (requestState !== undefined && typeof requestState !== 'string') throw new InvalidAnswerError(where, 'requestState must be a string');
+      if (Object.keys(inputRequests).length === 0 && requestState === undefined) {
+        throw new InvalidAnswerError(where, 'an input_required result needs inputRequests or requestState');
+      }
+      return requestState === undefined ? { kind: 'input', inputRequests } : { kind: 'input', inputRequests, requestState };
+    }
     default:
       throw new InvalidAnswerError(where, `unknown resultType ${JSON.stringify(resultType)}`);
   }

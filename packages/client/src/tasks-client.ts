@@ -1,16 +1,19 @@
 import { DEFAULT_MAX_POLL_INTERVAL_MS } from './poll-schedule.js';
 import { McpRequestError } from './errors.js';
+import { NoInputHandlerError } from './input-answers.js';
 import { MemoryTaskIdStore } from './memory-task-id-store.js';
 import { headerMapFromTools, paramHeaders, type ToolHeaderMap } from './param-headers.js';
-import { classifyToolCallResult, isRecord, toTaskSnapshot } from './shapes.js';
+import { classifyToolCallResult, InvalidAnswerError, isRecord, toTaskSnapshot } from './shapes.js';
 import { driveTask, type DriverDeps } from './task-driver.js';
 import { listenForTask } from './task-listen.js';
 import { McpTransport } from './transport.js';
-import type { CallToolOptions, CallToolResult, TaskIdStore, TaskSnapshot, TasksClientOptions } from './types.js';
+import type { CallToolOptions, CallToolResult, TaskIdStore, TaskInputRequest, TaskSnapshot, TasksClientOptions } from './types.js';
 
 const DEFAULT_CLIENT_INFO = { name: 'mcp-tasks-shim-client', version: '0.1.0' } as const;
 const INVALID_PARAMS = -32602;
 const HEADER_MISMATCH = -32020;
+/** A server that keeps asking cannot hold a call forever. */
+const MAX_INPUT_ROUNDS = 32;
 
 /**
  * A client for tools that may answer with a SEP-2663 task, on the stateless MCP 2026-07-28
@@ -53,25 +56,34 @@ export class TasksClient {
     args: Record<string, unknown> = {},
     options: CallToolOptions = {},
   ): Promise<{ kind: 'result'; result: CallToolResult } | { kind: 'task'; task: TaskSnapshot }> {
-    const params = { name, arguments: args };
+    let params: Record<string, unknown> = { name, arguments: args };
     const send = (): Promise<Record<string, unknown>> =>
       this.transport.request('tools/call', params, { name, headers: paramHeaders(this.toolHeaders, name, args), signal: options.signal });
-    let raw: Record<string, unknown>;
-    try {
-      raw = await send();
-    } catch (err) {
-      // A missing Mcp-Param-* header is refused before anything runs (§19 step 4): learn the schemas once and retry.
-      if (!(err instanceof McpRequestError) || err.code !== HEADER_MISMATCH || this.toolHeaders !== undefined) throw err;
-      this.toolHeaders = await this.loadToolHeaders();
-      if (Object.keys(paramHeaders(this.toolHeaders, name, args)).length === 0) throw err;
-      raw = await send();
+    for (let round = 1; ; round++) {
+      let raw: Record<string, unknown>;
+      try {
+        raw = await send();
+      } catch (err) {
+        // A missing Mcp-Param-* header is refused before anything runs (§19 step 4): learn the schemas once and retry.
+        if (!(err instanceof McpRequestError) || err.code !== HEADER_MISMATCH || this.toolHeaders !== undefined) throw err;
+        this.toolHeaders = await this.loadToolHeaders();
+        if (Object.keys(paramHeaders(this.toolHeaders, name, args)).length === 0) throw err;
+        raw = await send();
+      }
+      const answer = classifyToolCallResult(raw, name);
+      if (answer.kind === 'input') {
+        // MRTR (§7): the same call again, with the answers and the server's requestState.
+        if (round >= MAX_INPUT_ROUNDS) throw new InvalidAnswerError(`tools/call ${name}`, `still asking for input after ${MAX_INPUT_ROUNDS} rounds`);
+        const inputResponses = await this.answerBeforeTask(answer.inputRequests, options);
+        params = { name, arguments: args, inputResponses, ...(answer.requestState === undefined ? {} : { requestState: answer.requestState }) };
+        continue;
+      }
+      if (answer.kind === 'task') {
+        await this.store.save({ taskId: answer.task.taskId, tool: name, createdAt: answer.task.createdAt });
+        options.onTaskCreated?.(answer.task);
+      }
+      return answer;
     }
-    const answer = classifyToolCallResult(raw, name);
-    if (answer.kind === 'task') {
-      await this.store.save({ taskId: answer.task.taskId, tool: name, createdAt: answer.task.createdAt });
-      options.onTaskCreated?.(answer.task);
-    }
-    return answer;
   }
 
   /** Drives an existing task (for instance one found in the TaskIdStore) to its end. */
@@ -117,6 +129,19 @@ export class TasksClient {
       maxPollIntervalMs: this.maxPollIntervalMs,
       onInputRequest: this.options.onInputRequest,
     };
+  }
+
+  /** The answers to the input a call asks before it answers or becomes a task, all at once. */
+  private async answerBeforeTask(requests: Record<string, TaskInputRequest>, options: CallToolOptions): Promise<Record<string, unknown>> {
+    const handler = options.onInputRequest ?? this.options.onInputRequest;
+    const entries = Object.entries(requests);
+    const answers = await Promise.all(
+      entries.map(([key, { method, params }]) => {
+        if (!handler) throw new NoInputHandlerError(undefined, key, method, params);
+        return handler({ key, method, params }, undefined);
+      }),
+    );
+    return Object.fromEntries(entries.map(([key], i) => [key, answers[i]]));
   }
 
   private async forgetIfUnknown<T>(taskId: string, request: Promise<T>): Promise<T> {

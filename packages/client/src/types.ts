@@ -44,12 +44,13 @@ export type TaskStatusUpdate = TaskSnapshot & {
 };
 
 /**
- * Answers one input request of a task. The return value is sent as is in `tasks/update`
- * (for a form elicitation: `{ action: 'accept', content: {...} }`, `{ action: 'decline' }`, ...).
+ * Answers one input request. The return value is sent as is in `tasks/update`, or in the retried
+ * `tools/call` when the call asks before it answers or becomes a task (MRTR; `task` is then
+ * undefined). For a form elicitation: `{ action: 'accept', content: {...} }`, `{ action: 'decline' }`, ...
  */
 export type InputRequestHandler = (
   request: { key: string; method: string; params: Record<string, unknown> },
-  task: TaskSnapshot,
+  task: TaskSnapshot | undefined,
 ) => Promise<unknown> | unknown;
 
 export interface CallToolOptions {

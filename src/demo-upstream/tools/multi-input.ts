@@ -2,6 +2,7 @@ import { acceptedString, elicitForm } from '../elicit.js';
 import { defineTool, textResult } from '../tool.js';
 
 const DECLINED = '(declined)';
+const NOT_GIVEN = '(not given)';
 
 export const multiInput = defineTool({
   name: 'multi_input',
@@ -15,14 +16,15 @@ export const multiInput = defineTool({
         properties: { name: { type: 'string', title: 'Name' } },
         required: ['name'],
       }),
+      // The colour is optional, so that an accepted answer without it (the official conformance
+      // suite answers both questions with `{name, confirm}`) still completes the call.
       elicitForm(ctx, 'What is your favourite colour?', {
         type: 'object',
         properties: { color: { type: 'string', title: 'Colour' } },
-        required: ['color'],
       }),
     ]);
     const name = acceptedString(nameAnswer, 'name') ?? DECLINED;
-    const color = acceptedString(colorAnswer, 'color') ?? DECLINED;
+    const color = colorAnswer.action === 'accept' ? (acceptedString(colorAnswer, 'color') ?? NOT_GIVEN) : DECLINED;
     return textResult(`${name} likes ${color}`);
   },
 });

@@ -9,12 +9,13 @@ export const testToolWithTask = defineTool({
   description: 'Asks for a user name, works for about two seconds, then reports completion.',
   inputSchema: {},
   handler: async (_args, ctx) => {
+    // `user_name` is not required by the schema because the official conformance suite answers
+    // `{name}`; the tool takes that as the user name too.
     const answer = await elicitForm(ctx, 'Who is this task for?', {
       type: 'object',
       properties: { user_name: { type: 'string', title: 'User name' } },
-      required: ['user_name'],
     });
-    const userName = acceptedString(answer, 'user_name');
+    const userName = acceptedString(answer, 'user_name') ?? acceptedString(answer, 'name');
     if (userName === undefined) return toolError(`No user name given (the user chose ${answer.action})`);
     await simulateWork(WORK_MS, `Working for ${userName}`, ctx.extra);
     return textResult(`Task completed for ${userName}`);

@@ -9,7 +9,8 @@ export const JOB_LOCK_MS = 3_000;
 /**
  * The demo policies with tasks created at once for slow_compute (no auto window to wait out),
  * and two tools declared idempotent: one that only works (run_ci_pipeline) and one that asks
- * for input first (test_tool_with_task). A lost run of those is re-run; of any other, failed.
+ * for input first (test_tool_with_task, made optional so that it asks inside its task: a required
+ * one asks before the task exists, by MRTR). A lost run of those is re-run; of any other, failed.
  */
 export function writeFleetPolicy(): string {
   const file = join(mkdtempSync(join(tmpdir(), 'mts-fleet-')), 'policy.json');
@@ -20,7 +21,7 @@ export function writeFleetPolicy(): string {
         ...DEMO_TOOL_POLICIES,
         slow_compute: 'optional',
         run_ci_pipeline: { mode: 'required', idempotent: true },
-        test_tool_with_task: { mode: 'required', idempotent: true },
+        test_tool_with_task: { mode: 'optional', idempotent: true },
       },
     }),
   );

@@ -149,19 +149,6 @@ describe.concurrent.each(STORES)('input_required and tasks/update (%s store)', (
     await c.cancelTask(created.taskId);
   });
 
-  it('test_tool_with_task asks for user_name, then its result names the user', async () => {
-    const c = client();
-    const created = await c.createTask('test_tool_with_task');
-    const task = await awaitInput(c, created.taskId);
-    const [key, request] = Object.entries(task.inputRequests as Record<string, Json>)[0] as [string, Json];
-    expect(request.params.requestedSchema.properties).toHaveProperty('user_name');
-    expectBareAck(await c.updateTask(created.taskId, { [key]: { action: 'accept', content: { user_name: 'Grace' } } }));
-    const working = await c.waitForTask(created.taskId, (t) => t.status !== 'input_required');
-    expect(['working', 'completed']).toContain(working.status);
-    const done = await c.waitForStatus(created.taskId, 'completed');
-    expect(textOf(done.result)).toBe('Task completed for Grace');
-  });
-
   it('an input kind the creating request did not declare (no elicitation) is never surfaced, and the work gets an error', async () => {
     const c = client();
     const created = await c.createTask('confirm_delete', { filename: 'secret.txt' }, { capabilities: {} });
