@@ -35,6 +35,7 @@ export class PassContext implements TransformContext {
   ) {
     this.isTypeScript = /\.[cm]?tsx?$/.test(filePath);
     this.mcp = new McpResolver(sourceFile, filePath, options.reexports);
+    this.mcp.receiverKinds = facts.receiverKinds;
     this.style = detectStyle(text);
     const hasImports = sourceFile.getImportDeclarations().length > 0;
     this.moduleKind = hasImports ? 'esm' : /\.c[jt]s$/.test(filePath) || /\brequire\s*\(/.test(text) ? 'cjs' : 'esm';

@@ -7,6 +7,7 @@ import { isReference, referencesTo, resolveIdentifier, sameVariable } from '../s
 import { indentationAt } from '../text.js';
 import { arrowCallback, caughtErrorRef, paramName, readsOf, sdkResultType, type MovedCode } from './callbacks.js';
 import { tasksClientAt } from './shared.js';
+import { looksLikeServer } from '../receivers.js';
 import type { Transform, TransformContext } from './types.js';
 
 type MessageType = 'taskCreated' | 'taskStatus' | 'result' | 'error';
@@ -30,7 +31,7 @@ export const callToolStream: Transform = {
       const exp = matchExperimentalCall(call);
       if (exp?.method !== 'callToolStream') continue;
       const clientRef = resolveClient(exp.receiver, ctx.mcp);
-      if (clientRef.kind === 'unknown' && !ctx.facts.hasMcpImport) continue;
+      if (clientRef.kind === 'server' || (clientRef.kind === 'unknown' && (!ctx.facts.hasMcpImport || looksLikeServer(exp.receiver)))) continue;
       const site = findLoop(call);
       if (!site) {
         ctx.marker(call, 'stream-shape');

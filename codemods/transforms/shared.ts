@@ -1,31 +1,49 @@
 import { Node, type ObjectLiteralExpression } from 'ts-morph';
 import { indentationAt } from '../text.js';
 import { resolveClient } from '../mcp-calls.js';
+import { looksLikeServer } from '../receivers.js';
 import type { TransformContext } from './types.js';
 
 /** Methods whose names only MCP task clients use, so an untraceable receiver still deserves a marker. */
 const MCP_ONLY_METHODS = new Set(['tasks/create', 'tasks/status', 'tasks/result']);
 
 /**
- * The TasksClient to call instead of the SDK client `receiver`, at `site`. Undefined when the
- * call must stay: a marker has been left when the receiver is MCP but cannot be migrated here,
- * nothing when it is not provably MCP.
+ * The TasksClient to call instead of the SDK client `receiver`, at `site`: the one built next to
+ * `new Client(…)` of this file, else `tasksClientFor(<receiver>)` for a client proven to be one
+ * (by the type checker or the syntax). Undefined when the call must stay: a marker has been left
+ * when the receiver is MCP but cannot be migrated here, nothing when it is not provably a client.
  */
 export function tasksClientAt(ctx: TransformContext, receiver: Node, site: Node, opts: { mcpOnly: boolean }): string | undefined {
   const ref = resolveClient(receiver, ctx.mcp);
   if (ref.kind === 'constructed') {
     const name = ctx.tasksClientFor(ref.decl, site);
     if (name) return name;
-    ctx.marker(site, 'unresolved-client');
-    return undefined;
   }
-  if (ref.kind === 'proven' || (opts.mcpOnly && ctx.facts.hasMcpImport)) ctx.marker(site, 'unresolved-client');
+  if (ref.kind === 'constructed' || ref.kind === 'proven') {
+    if (!Node.isExpression(receiver) || hasOptionalChain(receiver, site)) {
+      ctx.marker(site, 'unresolved-client');
+      return undefined;
+    }
+    ctx.importFromHelper(['tasksClientFor']);
+    return `tasksClientFor(${receiver.getText()})`;
+  }
+  if (ref.kind === 'unknown' && opts.mcpOnly && ctx.facts.hasMcpImport && !looksLikeServer(receiver)) ctx.marker(site, 'unresolved-client');
   return undefined;
 }
 
-/** The receiver is an MCP client, or an untraceable one calling an MCP-only API in a file that uses MCP. */
+/** `client?.experimental.tasks.getTask(…)`: the rewrite would drop the `undefined` case. */
+function hasOptionalChain(receiver: Node, site: Node): boolean {
+  for (let cur: Node | undefined = receiver.getParent(); cur && cur !== site.getParent(); cur = cur.getParent()) {
+    if ((Node.isPropertyAccessExpression(cur) || Node.isCallExpression(cur)) && cur.hasQuestionDotToken()) return true;
+  }
+  return false;
+}
+
+/** The receiver is an MCP client, or an untraceable one calling an MCP-only API in a file that uses MCP (never a server). */
 export function isMcpReceiver(ctx: TransformContext, receiver: Node, opts: { mcpOnly: boolean }): boolean {
-  return resolveClient(receiver, ctx.mcp).kind !== 'unknown' || (opts.mcpOnly && ctx.facts.hasMcpImport);
+  const kind = resolveClient(receiver, ctx.mcp).kind;
+  if (kind === 'server') return false;
+  return kind !== 'unknown' || (opts.mcpOnly && ctx.facts.hasMcpImport && !looksLikeServer(receiver));
 }
 
 export function isMcpOnlyMethod(method: string): boolean {
