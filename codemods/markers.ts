@@ -61,8 +61,13 @@ export const MARKERS = {
 
 export type MarkerCode = keyof typeof MARKERS;
 
-/** Codes for files that could not be processed (report rows only, never written into code). */
-export type FileErrorCode = 'parse-error' | 'transform-error' | 'read-error' | 'write-error';
+/** Codes for files (and tsconfigs) that could not be processed as asked (report rows only, never written into code). */
+export const FILE_ERROR_CODES = ['parse-error', 'transform-error', 'read-error', 'write-error', 'too-large', 'symlink-skipped', 'tsconfig-error'] as const;
+export type FileErrorCode = (typeof FILE_ERROR_CODES)[number];
+
+export function isFileErrorCode(code: string): code is FileErrorCode {
+  return (FILE_ERROR_CODES as readonly string[]).includes(code);
+}
 
 export function markerComment(code: MarkerCode): string {
   return `// ${MARKER_PREFIX}(${code}): ${MARKERS[code].instruction}`;

@@ -28,6 +28,8 @@ export interface RunSummary {
   filesParsed: number;
   filesChanged: number;
   filesWithErrors: number;
+  /** Files whose receivers the type checker classified (a tsconfig.json governs them, no --no-types). */
+  filesTyped: number;
   symlinksSkipped: number;
   rewrites: Record<string, number>;
   markers: Record<string, number>;
@@ -44,7 +46,7 @@ export function summaryText(summary: RunSummary): string {
   const lines = [
     `codemod: ${summary.filesScanned} files scanned, ${summary.filesMatched} matched the prefilter, ${summary.filesParsed} parsed, ` +
       `${summary.filesChanged} ${summary.dryRun ? 'would change (dry run: nothing written)' : 'changed'}, ` +
-      `${summary.filesWithErrors} skipped with errors, in ${(summary.elapsedMs / 1000).toFixed(2)} s`,
+      `${summary.filesWithErrors} skipped with errors, ${summary.filesTyped} analysed with types, in ${(summary.elapsedMs / 1000).toFixed(2)} s`,
   ];
   const rewrites = Object.entries(summary.rewrites).filter(([, n]) => n > 0);
   if (rewrites.length > 0) lines.push(`  rewrites: ${rewrites.map(([t, n]) => `${t} ${n}`).join(', ')}`);
