@@ -1,6 +1,7 @@
 import { Node, SyntaxKind, type ObjectLiteralExpression } from 'ts-morph';
 import { callsNamed } from '../raw.js';
-import { bodyStatements, expressionAt, semi, statementsAt } from '../codegen.js';
+import { METHOD_TABLE } from '../../src/mapping/methods.js';
+import { bodyStatements, expressionAt, quoted, semi, statementsAt } from '../codegen.js';
 import { resolveClient, statementOf } from '../mcp-calls.js';
 import { isSdkSpecifier } from '../reexports.js';
 import { isReference, resolveIdentifier } from '../scope.js';
@@ -9,6 +10,9 @@ import { addProperty } from './shared.js';
 import type { Transform, TransformContext } from './types.js';
 
 const SDK_TYPES_MODULE = '@modelcontextprotocol/sdk/types.js';
+
+/** The input request an SDK elicitation handler answers; other methods (sampling, roots) are not its to answer. */
+const ELICITATION_METHOD = METHOD_TABLE.find((row) => row.method === 'elicitation/create')!.method;
 
 /** The only calls this transform looks at (the rest of the file is never wrapped). */
 const CALLS: ReadonlySet<string> = new Set(['setRequestHandler']);
@@ -67,10 +71,14 @@ function schemaModule(schema: Node | undefined): string {
  * TypeScript the request is typed back to the SDK's ElicitRequest so the old body still checks.
  */
 function handlerValue(ctx: TransformContext, handler: Node, indent: string, module: string): string | undefined {
+  const bodyIndent = indent + ctx.style.indent;
+  const end = semi(ctx.style);
+  const guard = (input: string): string =>
+    `${bodyIndent}if (${input}.method !== ${quoted(ctx.style, ELICITATION_METHOD)}) throw new Error(\`no handler for \${${input}.method}\`)${end}\n`;
   if (Node.isIdentifier(handler)) {
-    if (!ctx.isTypeScript) return `(input) => ${handler.getText()}(input)`;
-    const type = ctx.importSdkType('ElicitRequest', module);
-    return `(input) => ${handler.getText()}(input as unknown as ${type})`;
+    const input = ctx.fresh('input', handler);
+    const arg = ctx.isTypeScript ? `${input} as unknown as ${ctx.importSdkType('ElicitRequest', module)}` : input;
+    return `(${input}) => {\n${guard(input)}${bodyIndent}return ${handler.getText()}(${arg})${end}\n${indent}}`;
   }
   if (!Node.isArrowFunction(handler) && !Node.isFunctionExpression(handler)) return undefined;
   const params = handler.getParameters();
@@ -79,20 +87,19 @@ function handlerValue(ctx: TransformContext, handler: Node, indent: string, modu
   if (extra && usesParameter(extra, handler)) return undefined; // RequestHandlerExtra has no TasksClient equivalent
   const asyncText = handler.isAsync() ? 'async ' : '';
   const body = handler.getBody();
-  const bodyIndent = indent + ctx.style.indent;
   const statements = Node.isBlock(body) ? bodyStatements(body) : undefined;
   const bodyText = (prefix: string): string => {
     if (statements) return `{\n${prefix}${statements.length ? statementsAt(ctx.sourceFile, ctx.text, statements, bodyIndent) : ''}\n${indent}}`;
-    const expr = expressionAt(ctx.sourceFile, ctx.text, body, bodyIndent);
-    return prefix ? `{\n${prefix}${bodyIndent}return ${expr}${semi(ctx.style)}\n${indent}}` : expr;
+    // `=> ({ … })` needs its parentheses; `return { … }` does not.
+    const value = Node.isParenthesizedExpression(body) ? body.getExpression() : body;
+    return `{\n${prefix}${bodyIndent}return ${expressionAt(ctx.sourceFile, ctx.text, value, bodyIndent)}${end}\n${indent}}`;
   };
-  if (!request || !usesParameter(request, handler)) return `${asyncText}() => ${bodyText('')}`;
-  const requestText = request.getNameNode().getText();
-  if (!ctx.isTypeScript) return `${asyncText}(${requestText}) => ${bodyText('')}`;
-  const input = ctx.fresh('input', handler);
+  const used = request !== undefined && usesParameter(request, handler);
+  const input = used && !ctx.isTypeScript ? request.getNameNode().getText() : ctx.fresh('input', handler);
+  if (!used || !ctx.isTypeScript) return `${asyncText}(${input}) => ${bodyText(guard(input))}`;
   const type = ctx.importSdkType('ElicitRequest', module);
-  const cast = `${bodyIndent}const ${requestText} = ${input} as unknown as ${type}${semi(ctx.style)}\n`;
-  return `${asyncText}(${input}) => ${bodyText(cast)}`;
+  const cast = `${bodyIndent}const ${request.getNameNode().getText()} = ${input} as unknown as ${type}${end}\n`;
+  return `${asyncText}(${input}) => ${bodyText(guard(input) + cast)}`;
 }
 
 function usesParameter(param: Node, fn: Node): boolean {
