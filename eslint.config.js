@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'test/artifacts/**', 'test/fixtures/**', 'bench/results/**'] },
+  { ignores: ['node_modules/**', '**/dist/**', 'test/artifacts/**', 'test/fixtures/**', 'bench/results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

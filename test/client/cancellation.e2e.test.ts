@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { MemoryTaskIdStore, TaskCancelledError, TasksClient, type TaskStatusUpdate } from '../../src/client/index.js';
+import { MemoryTaskIdStore, TaskCancelledError, TasksClient, type TaskStatusUpdate } from '../../packages/client/src/index.js';
 import { recordingFetch } from '../support/client-recording-fetch.js';
 import { startShimProcess, type ShimProcess } from '../support/client-shim-process.js';
 

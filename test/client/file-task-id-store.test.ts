@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CorruptTaskIdStoreError, FileTaskIdStore } from '../../src/client/index.js';
+import { CorruptTaskIdStoreError, FileTaskIdStore } from '../../packages/client/src/node.js';
 
 let dir: string;
 

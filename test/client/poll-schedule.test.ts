@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffInterval, DEFAULT_POLL_INTERVAL_MS, nextPollDelay, withJitter } from '../../src/client/poll-schedule.js';
+import { backoffInterval, DEFAULT_POLL_INTERVAL_MS, nextPollDelay, withJitter } from '../../packages/client/src/poll-schedule.js';
 
 describe('backoffInterval', () => {
   it('starts at the server floor and grows ×1.5 per unchanged poll up to the cap', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TaskCancelledError, TasksClient } from '../../src/client/index.js';
+import { TaskCancelledError, TasksClient } from '../../packages/client/src/index.js';
 import { recordingFetch } from '../support/client-recording-fetch.js';
 import { startShimProcess, type ShimProcess } from '../support/client-shim-process.js';
 

@@ -2,7 +2,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileTaskIdStore, McpRequestError, TasksClient } from '../../src/client/index.js';
+import { McpRequestError, TasksClient } from '../../packages/client/src/index.js';
+import { FileTaskIdStore } from '../../packages/client/src/node.js';
 import { startShimProcess, type ShimProcess } from '../support/client-shim-process.js';
 
 let shim: ShimProcess;

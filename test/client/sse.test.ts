@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LineSplitter, readSseData } from '../../src/client/sse.js';
+import { LineSplitter, readSseData } from '../../packages/client/src/sse.js';
 
 function streamOf(chunks: string[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { McpHttpError, NoInputHandlerError, TaskCancelledError, TaskFailedError, type TaskSnapshot } from '../../src/client/index.js';
-import { driveTask, MAX_TRANSIENT_POLL_FAILURES, newest, type DriverDeps } from '../../src/client/task-driver.js';
-import type { TaskListen } from '../../src/client/task-listen.js';
+import { McpHttpError, NoInputHandlerError, TaskCancelledError, TaskFailedError, type TaskSnapshot } from '../../packages/client/src/index.js';
+import { driveTask, MAX_TRANSIENT_POLL_FAILURES, newest, type DriverDeps } from '../../packages/client/src/task-driver.js';
+import type { TaskListen } from '../../packages/client/src/task-listen.js';
 
 let clock = Date.parse('2026-07-28T10:00:00.000Z');
 function snapshot(patch: Partial<TaskSnapshot> = {}): TaskSnapshot {

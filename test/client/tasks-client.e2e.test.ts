@@ -8,7 +8,7 @@ import {
   type InputRequestHandler,
   type TaskSnapshot,
   type TaskStatusUpdate,
-} from '../../src/client/index.js';
+} from '../../packages/client/src/index.js';
 import { recordingFetch } from '../support/client-recording-fetch.js';
 import { startShimProcess, type ShimProcess } from '../support/client-shim-process.js';
 

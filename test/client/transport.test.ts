@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidAnswerError, McpHttpError, McpRequestError, TasksClient } from '../../src/client/index.js';
+import { InvalidAnswerError, McpHttpError, McpRequestError, TasksClient } from '../../packages/client/src/index.js';
 
 type Handler = (body: Record<string, unknown>, headers: Headers) => Response | Promise<Response>;
 

@@ -42,7 +42,7 @@ describe('migrated TypeScript fixtures', () => {
     expect(outputs.length).toBeGreaterThan(10);
   });
 
-  it('type-check against the client helper (mcp-tasks-shim/client → src/client/index.ts)', () => {
+  it('type-check against the client helper (mcp-tasks-shim/client → packages/client/src/index.ts)', () => {
     const diagnostics = typeCheck(outputs);
     const failures = [...diagnostics].filter(([, list]) => list.length > 0).map(([file, list]) => `${file}\n  ${list.join('\n  ')}`);
     expect(failures, failures.join('\n')).toEqual([]);

@@ -6,7 +6,7 @@ import ts from 'typescript';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const FIXTURES = join(ROOT, 'test/fixtures/codemod');
-export const CLIENT_ENTRY = join(ROOT, 'src/client/index.ts');
+export const CLIENT_ENTRY = join(ROOT, 'packages/client/src/index.ts');
 
 /** Every file under `dir`, relative, sorted. */
 export function listFiles(dir: string): string[] {

@@ -1,4 +1,4 @@
-import { isTerminal } from '../core/task.js';
+import { isTerminal } from './wire.js';
 import { McpHttpError, TaskCancelledError, TaskFailedError } from './errors.js';
 import { InputAnswers } from './input-answers.js';
 import { nextPollDelay } from './poll-schedule.js';

@@ -1,14 +1,10 @@
-import { TASK_STATUSES, type TaskStatus } from '../core/task.js';
-import { FIELD_TABLE } from '../mapping/fields.js';
+import { POLL_INTERVAL_FIELD as POLL, TASK_STATUSES, TTL_FIELD as TTL, type TaskStatus } from './wire.js';
 import type { CallToolResult, TaskError, TaskInputRequest, TaskSnapshot } from './types.js';
 
 /**
  * Hand-written checks of the server's answers: just enough to trust the fields the helper
  * reads, with errors that say what was wrong and where. Unknown extra fields are tolerated.
  */
-
-const TTL = FIELD_TABLE.ttlMs.sep2663;
-const POLL = FIELD_TABLE.pollIntervalMs.sep2663;
 
 export class InvalidAnswerError extends Error {
   constructor(where: string, problem: string) {

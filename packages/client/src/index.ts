@@ -1,11 +1,19 @@
 /**
  * The client helper: call tools that may become SEP-2663 tasks on the MCP 2026-07-28 wire.
- * Named exports only; everything else in this folder is internal.
+ * Named exports only; everything else in this folder is internal. Nothing here needs Node:
+ * the Node-only parts are in `./node` (`@mcp-tasks-shim/client/node`).
  */
 export { TasksClient } from './tasks-client.js';
+export { tasksClientFor, type TasksClientForOptions } from './tasks-client-for.js';
 export { MemoryTaskIdStore } from './memory-task-id-store.js';
-export { FileTaskIdStore, CorruptTaskIdStoreError } from './file-task-id-store.js';
-export { McpRequestError, McpHttpError, TaskFailedError, TaskCancelledError } from './errors.js';
+export {
+  McpRequestError,
+  McpHttpError,
+  TaskFailedError,
+  TaskCancelledError,
+  TasksClientForError,
+  type TasksClientForErrorCode,
+} from './errors.js';
 export { InvalidAnswerError } from './shapes.js';
 export { NoInputHandlerError } from './input-answers.js';
 export type {

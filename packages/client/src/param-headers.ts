@@ -1,4 +1,4 @@
-import { encodeHeaderValue } from '../wire/sep2663/header-value.js';
+import { encodeHeaderValue } from './wire.js';
 import { isRecord } from './shapes.js';
 
 /**

@@ -1,5 +1,4 @@
-import { META, PROTOCOL_VERSION, TASKS_EXTENSION } from '../wire/sep2663/constants.js';
-import { encodeHeaderValue } from '../wire/sep2663/header-value.js';
+import { encodeHeaderValue, META, PROTOCOL_VERSION, TASKS_EXTENSION } from './wire.js';
 import { McpHttpError, McpRequestError } from './errors.js';
 import { asTaskError, InvalidAnswerError, isRecord } from './shapes.js';
 import { readSseData } from './sse.js';

@@ -60,3 +60,17 @@ export class TaskCancelledError extends Error {
     this.taskId = taskId;
   }
 }
+
+/** Why `tasksClientFor` cannot make a helper for a client; stable across releases. */
+export type TasksClientForErrorCode = 'not-connected' | 'unsupported-transport' | 'options-after-create';
+
+/** `tasksClientFor` was given a client it cannot speak for: `code` says which case. */
+export class TasksClientForError extends Error {
+  readonly code: TasksClientForErrorCode;
+
+  constructor(code: TasksClientForErrorCode, message: string) {
+    super(message);
+    this.name = 'TasksClientForError';
+    this.code = code;
+  }
+}

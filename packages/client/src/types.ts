@@ -1,4 +1,4 @@
-import type { TaskStatus } from '../core/task.js';
+import type { TaskStatus } from './wire.js';
 
 /**
  * The public shapes of the client helper. They describe what the helper hands to its caller

@@ -1,0 +1,1 @@
+export { FileTaskIdStore, CorruptTaskIdStoreError } from '@mcp-tasks-shim/client/node';
