@@ -18,7 +18,8 @@ export class PassContext implements TransformContext {
   readonly mcp: McpResolver;
   private readonly edits: Edit[] = [];
   private readonly markerKeys = new Set<string>();
-  private readonly reserved = new Set<string>();
+  /** Names this pass handed out, with the function they were made for (undefined: the file). */
+  private readonly reserved: Array<{ name: string; scope: Node | undefined }> = [];
   private identifiers: Set<string> | undefined;
   private readonly clients = new ClientSetup(this);
   private readonly imports = new ImportPlanner(this);
@@ -112,8 +113,11 @@ export class PassContext implements TransformContext {
       if (!this.identifiers) this.identifiers = bindingNames(this.sourceFile.compilerNode);
       taken = this.identifiers;
     }
-    const name = unusedName(base, new Set([...taken, ...this.reserved]));
-    if (reserve) this.reserved.add(name);
+    // A name given out in a function that neither holds nor is held by this one cannot clash:
+    // sibling test cases each get `tasksClient`, not `tasksClient2`, `tasksClient3`, ….
+    const clashing = this.reserved.filter((r) => !r.scope || !scope || contains(r.scope, scope) || contains(scope, r.scope)).map((r) => r.name);
+    const name = unusedName(base, new Set([...taken, ...clashing]));
+    if (reserve) this.reserved.push({ name, scope });
     return name;
   }
 
@@ -149,4 +153,8 @@ function markerAnchor(node: Node): Node {
     if (Node.isClassDeclaration(parent) || Node.isClassExpression(parent)) return cur;
   }
   return node;
+}
+
+function contains(outer: Node, inner: Node): boolean {
+  return inner.getStart() >= outer.getStart() && inner.getEnd() <= outer.getEnd();
 }
