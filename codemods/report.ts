@@ -30,6 +30,8 @@ export interface RunSummary {
   filesWithErrors: number;
   /** Files whose receivers the type checker classified (a tsconfig.json governs them, no --no-types). */
   filesTyped: number;
+  /** Whether the repo's Prettier formatted the changed files (`ran on N changed files`, or `not run: <why>`). */
+  prettier: string;
   symlinksSkipped: number;
   rewrites: Record<string, number>;
   markers: Record<string, number>;
@@ -52,6 +54,7 @@ export function summaryText(summary: RunSummary): string {
   if (rewrites.length > 0) lines.push(`  rewrites: ${rewrites.map(([t, n]) => `${t} ${n}`).join(', ')}`);
   const markers = Object.entries(summary.markers).filter(([, n]) => n > 0);
   if (markers.length > 0) lines.push(`  markers:  ${markers.map(([c, n]) => `${c} ${n}`).join(', ')} (grep MCP-TASKS-MIGRATE)`);
+  lines.push(`  prettier: ${summary.prettier}`);
   if (summary.symlinksSkipped > 0) lines.push(`  symlinks skipped (never followed): ${summary.symlinksSkipped}`);
   return `${lines.join('\n')}\n`;
 }

@@ -5,6 +5,7 @@ import { Project, ts } from 'ts-morph';
 import { unifiedDiff } from './diff.js';
 import { discoverFiles } from './discover.js';
 import { gitState } from './git.js';
+import { runPrettier } from './prettier.js';
 import { ReexportIndex } from './reexports.js';
 import { isFileErrorCode } from './markers.js';
 import { FINISHING, selectTransforms } from './registry.js';
@@ -89,6 +90,7 @@ export async function runCodemod(options: CodemodOptions): Promise<CodemodResult
     filesChanged: 0,
     filesWithErrors: 0,
     filesTyped: 0,
+    prettier: 'not run: dry run',
     symlinksSkipped,
     rewrites: {},
     markers: {},
@@ -175,6 +177,10 @@ export async function runCodemod(options: CodemodOptions): Promise<CodemodResult
   }
   for (const key of [...chunks.keys()]) flush(key);
 
+  if (!options.dryRun) {
+    const outcome = runPrettier(rootStat.isDirectory() ? root : dirname(root), changedFiles.map((f) => join(base, f)));
+    summary.prettier = outcome.ran ? `ran on ${outcome.files} changed file${outcome.files === 1 ? '' : 's'}` : `not run: ${outcome.reason}`;
+  }
   summary.elapsedMs = Math.round(performance.now() - started);
   rows.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
   return { report: { summary, rows, changedFiles }, exitCode: summary.filesWithErrors > 0 ? 1 : 0 };

@@ -1,5 +1,5 @@
 import { Node, SyntaxKind, type CallExpression, type ForOfStatement } from 'ts-morph';
-import { alwaysExits, bodyStatements, breaksOut, escapesCallback, expressionAt, semi, statementsAt } from '../codegen.js';
+import { alwaysExits, bodyStatements, breaksOut, escapesCallback, semi, statementsAt } from '../codegen.js';
 import type { Edit } from '../edits.js';
 import { matchExperimentalCall, plainPropertyNames, propertyValue, resolveClient } from '../mcp-calls.js';
 import { callsNamed } from '../raw.js';
@@ -8,6 +8,7 @@ import { indentationAt } from '../text.js';
 import { arrowCallback, caughtErrorRef, paramName, readsOf, sdkResultType, type MovedCode } from './callbacks.js';
 import { tasksClientAt } from './shared.js';
 import { looksLikeServer } from '../receivers.js';
+import { toolCallTarget, type ToolCallTarget } from './shared.js';
 import { mapRequestOptions, optionProperties, type MappedOptions } from '../request-options.js';
 import type { Transform, TransformContext } from './types.js';
 
@@ -43,7 +44,7 @@ export const callToolStream: Transform = {
         continue;
       }
       const params = exp.method === 'requestStream' ? toolCallParams(call.getArguments()[0]) : call.getArguments()[0];
-      const target = params && readTarget(ctx, call, params);
+      const target = params && toolCallTarget(ctx, call, params);
       const branches = readBranches(site.loop);
       if (!target || !branches) {
         ctx.marker(call, 'stream-shape');
@@ -101,23 +102,6 @@ function toolCallParams(request: Node | undefined): Node | undefined {
   return propertyValue(request, 'params');
 }
 
-interface Target {
-  name: string;
-  args: string | undefined;
-}
-
-/** The tool name and arguments from callToolStream's params (`task` is dropped: the server decides). */
-function readTarget(ctx: TransformContext, call: CallExpression, params: Node): Target | undefined {
-  if (Node.isIdentifier(params)) return { name: `${params.getText()}.name`, args: `${params.getText()}.arguments` };
-  if (!Node.isObjectLiteralExpression(params)) return undefined;
-  const names = plainPropertyNames(params);
-  if (!names || names.some((n) => n !== 'name' && n !== 'arguments' && n !== 'task')) return undefined;
-  const name = propertyValue(params, 'name');
-  if (!name) return undefined;
-  const args = propertyValue(params, 'arguments');
-  const indent = indentationAt(ctx.text, call.getStart());
-  return { name: name.getText(), args: args ? expressionAt(ctx.sourceFile, ctx.text, args, indent) : undefined };
-}
 
 interface Branches {
   isMessage: (node: Node) => boolean;
@@ -207,7 +191,7 @@ function readBranches(loop: ForOfStatement): Branches | undefined {
   return { isMessage, code };
 }
 
-function render(ctx: TransformContext, loop: ForOfStatement, branches: Branches, target: Target, options: MappedOptions, tc: string, schema: Node | undefined): string {
+function render(ctx: TransformContext, loop: ForOfStatement, branches: Branches, target: ToolCallTarget, options: MappedOptions, tc: string, schema: Node | undefined): string {
   const indent = indentationAt(ctx.text, loop.getStart());
   const u = ctx.style.indent;
   const end = semi(ctx.style);

@@ -1,12 +1,10 @@
 import { Node, SyntaxKind, type CallExpression } from 'ts-morph';
-import { expressionAt } from '../codegen.js';
-import { isResultUnused, outermostWrapper, plainPropertyNames, propertyValue } from '../mcp-calls.js';
+import { isResultUnused, outermostWrapper } from '../mcp-calls.js';
 import { callsNamed } from '../raw.js';
 import { mapRequestOptions, optionProperties } from '../request-options.js';
-import { indentationAt } from '../text.js';
 import { sdkResultType } from './callbacks.js';
-import { isMcpReceiver, tasksClientAt } from './shared.js';
-import type { Transform, TransformContext } from './types.js';
+import { isMcpReceiver, tasksClientAt, toolCallTarget } from './shared.js';
+import type { Transform } from './types.js';
 
 /** The only calls this transform looks at (the rest of the file is never wrapped). */
 const CALLS: ReadonlySet<string> = new Set(['callTool']);
@@ -25,7 +23,7 @@ export const callToolTask: Transform = {
       const receiver = callee.getExpression();
       if (!ctx.isFree(call.getStart(), call.getEnd()) || !isMcpReceiver(ctx, receiver, { mcpOnly: false })) continue;
       const mapped = mapRequestOptions(options);
-      const target = Node.isObjectLiteralExpression(params) ? readParams(ctx, call, params) : undefined;
+      const target = Node.isObjectLiteralExpression(params) ? toolCallTarget(ctx, call, params) : undefined;
       if (!mapped || !target) {
         ctx.marker(call, mapped ? 'create-task-result' : 'request-options');
         continue;
@@ -55,15 +53,6 @@ function isTaskAugmented(params: Node, options: Node | undefined): boolean {
   return hasTask(options) || hasTask(params);
 }
 
-function readParams(ctx: TransformContext, call: CallExpression, params: Node): { name: string; args: string | undefined } | undefined {
-  if (!Node.isObjectLiteralExpression(params)) return undefined;
-  const names = plainPropertyNames(params);
-  if (!names || names.some((n) => n !== 'name' && n !== 'arguments' && n !== 'task')) return undefined;
-  const name = propertyValue(params, 'name');
-  if (!name) return undefined;
-  const args = propertyValue(params, 'arguments');
-  return { name: name.getText(), args: args ? expressionAt(ctx.sourceFile, ctx.text, args, indentationAt(ctx.text, call.getStart())) : undefined };
-}
 
 /** The answer is read as a CreateTaskResult (`.task`): the helper's callTool answers the final result instead. */
 function readsCreateTaskResult(call: CallExpression): boolean {

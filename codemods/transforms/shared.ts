@@ -1,6 +1,7 @@
 import { Node, type ObjectLiteralExpression } from 'ts-morph';
 import { indentationAt } from '../text.js';
-import { resolveClient } from '../mcp-calls.js';
+import { expressionAt } from '../codegen.js';
+import { plainPropertyNames, propertyValue, resolveClient } from '../mcp-calls.js';
 import { looksLikeServer } from '../receivers.js';
 import type { TransformContext } from './types.js';
 
@@ -77,4 +78,21 @@ export function addProperty(ctx: TransformContext, obj: ObjectLiteralExpression,
   if (!multiline) return ctx.edit(at, at, `${hasComma ? '' : ','} ${text}${hasComma ? ',' : ''}`);
   const propIndent = indent ?? indentationAt(ctx.text, last.getStart());
   return ctx.edit(at, at, `${hasComma ? '' : ','}\n${propIndent}${text}${hasComma ? ',' : ''}`);
+}
+
+/** The tool name and arguments of a tools/call's params, as code (`task` is dropped: the server decides). */
+export interface ToolCallTarget {
+  name: string;
+  args: string | undefined;
+}
+
+export function toolCallTarget(ctx: TransformContext, call: Node, params: Node): ToolCallTarget | undefined {
+  if (Node.isIdentifier(params)) return { name: `${params.getText()}.name`, args: `${params.getText()}.arguments` };
+  if (!Node.isObjectLiteralExpression(params)) return undefined;
+  const names = plainPropertyNames(params);
+  if (!names || names.some((n) => n !== 'name' && n !== 'arguments' && n !== 'task')) return undefined;
+  const name = propertyValue(params, 'name');
+  if (!name) return undefined;
+  const args = propertyValue(params, 'arguments');
+  return { name: name.getText(), args: args ? expressionAt(ctx.sourceFile, ctx.text, args, indentationAt(ctx.text, call.getStart())) : undefined };
 }
