@@ -77,6 +77,10 @@ export class PassContext implements TransformContext {
       if (lineEnd !== -1 && /^[ \t]*(\/\/[^\n]*)?$/.test(text.slice(end, lineEnd))) {
         start = lineStartOf(text, start);
         end = lineEnd + 1;
+        // Blank lines on both sides would become two in a row: take the one after with it.
+        const before = text.slice(lineStartOf(text, Math.max(0, start - 1)), Math.max(0, start - 1));
+        const nextEnd = text.indexOf('\n', end);
+        if (start > 0 && /^[ \t]*$/.test(before) && nextEnd !== -1 && /^[ \t]*$/.test(text.slice(end, nextEnd))) end = nextEnd + 1;
       }
     }
     return this.edit(start, end, '');

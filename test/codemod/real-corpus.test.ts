@@ -172,6 +172,14 @@ describe.each(SETS)('the codemod on real client code: %s', (set) => {
     expect(added.length).toBeLessThanOrEqual(2);
   }, 300_000);
 
+  it('formats what it writes like the file: no trailing whitespace, no doubled blank lines it did not find', () => {
+    for (const file of report.changedFiles) {
+      const count = (text: string): [number, number] => [text.split('\n').filter((l) => /[ \t]$/.test(l)).length, (text.match(/\n[ \t]*\n[ \t]*\n/g) ?? []).length];
+      const original = readFileSync(join(CORPUS, set, file), 'utf8');
+      expect(count(readFileSync(join(dir, file), 'utf8')), file).toEqual(count(original));
+    }
+  });
+
   it('changes nothing when run a second time', async () => {
     const second = await runCodemod({ path: dir, force: true, stdout: () => {}, stderr: () => {} });
     expect(second.report.summary.filesChanged).toBe(0);
