@@ -18,7 +18,7 @@ const MESSAGE_TYPES: readonly MessageType[] = ['taskCreated', 'taskStatus', 'res
 const FIELD: Record<MessageType, string> = { taskCreated: 'task', taskStatus: 'task', result: 'result', error: 'error' };
 
 /** The only calls this transform looks at (the rest of the file is never wrapped). */
-const CALLS: ReadonlySet<string> = new Set(['callToolStream']);
+const CALLS: ReadonlySet<string> = new Set(['callToolStream', 'requestStream']);
 
 export const callToolStream: Transform = {
   name: 'call-tool-stream',
