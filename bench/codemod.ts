@@ -1,13 +1,14 @@
 /**
  * Codemod benchmark: generates a repo of `--files` source files (default 5,000; a mix of old-API
- * MCP clients, look-alikes from other protocols, and ordinary code), then runs the codemod on it,
- * dry-run and write, `--runs` times each (default 3) in a fresh child process per run, and prints
- * files per second and the child's peak RSS, with the medians.
+ * MCP clients, look-alikes from other protocols, and ordinary code) with a tsconfig.json and the
+ * SDK resolvable, then runs the codemod on it, dry-run and write, syntactic (`--no-types`) and
+ * type-aware, `--runs` times each (default 3) in a fresh child process per run, and prints files
+ * per second, CPU seconds and the child's peak RSS, with the medians.
  *
  *   npx tsx bench/codemod.ts [--files 5000] [--runs 3] [--chunk 200]
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,10 +23,10 @@ function arg(name: string, fallback: number): number {
 // ---- the child: one codemod run, measured from inside -------------------------------------
 
 if (process.argv[2] === '--child') {
-  const [, , , mode, dir, chunk] = process.argv;
+  const [, , , mode, dir, chunk, analysis] = process.argv;
   const { runCodemod } = await import('../codemods/index.js');
   const started = performance.now();
-  const { report } = await runCodemod({ path: dir!, dryRun: mode === 'dry-run', force: true, chunkSize: Number(chunk), stdout: () => {}, stderr: () => {} });
+  const { report } = await runCodemod({ path: dir!, dryRun: mode === 'dry-run', force: true, chunkSize: Number(chunk), noTypes: analysis === 'syntactic', stdout: () => {}, stderr: () => {} });
   const elapsedMs = performance.now() - started;
   const cpu = process.cpuUsage();
   const cpuMs = (cpu.user + cpu.system) / 1000;
@@ -121,6 +122,10 @@ function generate(files: number): string {
   // Never read: dependencies and build output.
   mkdirSync(join(dir, 'node_modules/dep'), { recursive: true });
   writeFileSync(join(dir, 'node_modules/dep/index.ts'), SDK_STREAM(0));
+  // The type-aware mode resolves the SDK (and the zod types it names) as an installed app would.
+  for (const dep of ['@modelcontextprotocol', 'zod']) symlinkSync(join(ROOT, 'node_modules', dep), join(dir, 'node_modules', dep), 'dir');
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, allowJs: true, noEmit: true, skipLibCheck: true }, include: ['packages'] }, null, 2));
   return dir;
 }
 
@@ -129,11 +134,13 @@ interface Sample {
   /** CPU time of the whole child (start-up included): steadier than wall time on a shared host. */
   cpuMs: number;
   maxRssMb: number;
-  summary: { filesScanned: number; filesMatched: number; filesChanged: number; filesWithErrors: number };
+  summary: { filesScanned: number; filesMatched: number; filesChanged: number; filesWithErrors: number; filesTyped: number };
 }
 
-function child(mode: 'dry-run' | 'write', dir: string, chunk: number): Sample {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', mode, dir, String(chunk)], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+type Analysis = 'syntactic' | 'types';
+
+function child(mode: 'dry-run' | 'write', dir: string, chunk: number, analysis: Analysis): Sample {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', mode, dir, String(chunk), analysis], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (result.status !== 0) throw new Error(`child ${mode} failed: ${result.stderr}`);
   return JSON.parse(result.stdout.trim().split('\n').at(-1)!) as Sample;
 }
@@ -147,35 +154,41 @@ const files = arg('files', 5000);
 const runs = arg('runs', 3);
 const chunk = arg('chunk', 200);
 const template = generate(files);
-const results: Record<'dry-run' | 'write', Sample[]> = { 'dry-run': [], write: [] };
+type Mode = 'dry-run' | 'write';
+const ANALYSES: readonly Analysis[] = ['syntactic', 'types'];
+const results = new Map<string, Sample[]>();
+const key = (analysis: Analysis, mode: Mode): string => `${analysis} ${mode}`;
 try {
   for (let r = 0; r < runs; r++) {
-    results['dry-run'].push(child('dry-run', template, chunk));
-    const copy = mkdtempSync(join(tmpdir(), 'codemod-bench-write-'));
-    cpSync(template, copy, { recursive: true });
-    try {
-      results.write.push(child('write', copy, chunk));
-    } finally {
-      rmSync(copy, { recursive: true, force: true });
+    for (const analysis of ANALYSES) {
+      const push = (mode: Mode, sample: Sample): void => void results.set(key(analysis, mode), [...(results.get(key(analysis, mode)) ?? []), sample]);
+      push('dry-run', child('dry-run', template, chunk, analysis));
+      const copy = mkdtempSync(join(tmpdir(), 'codemod-bench-write-'));
+      cpSync(template, copy, { recursive: true, verbatimSymlinks: true });
+      try {
+        push('write', child('write', copy, chunk, analysis));
+      } finally {
+        rmSync(copy, { recursive: true, force: true });
+      }
     }
   }
 } finally {
   rmSync(template, { recursive: true, force: true });
 }
 
-const first = results['dry-run'][0]!.summary;
+const first = results.get(key('syntactic', 'dry-run'))![0]!.summary;
 process.stdout.write(`codemod benchmark: ${first.filesScanned} files (${first.filesMatched} matched the prefilter, ${first.filesChanged} rewritten), chunk ${chunk}, ${runs} runs, node ${process.version}\n`);
 process.stdout.write(`host: ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at the end\n`);
-process.stdout.write('| mode | run | wall s | files/s (wall) | CPU s | peak RSS (MB) |\n|---|---|---|---|---|---|\n');
-for (const mode of ['dry-run', 'write'] as const) {
-  results[mode].forEach((s, i) => {
-    process.stdout.write(`| ${mode} | ${i + 1} | ${(s.elapsedMs / 1000).toFixed(2)} | ${Math.round(s.summary.filesScanned / (s.elapsedMs / 1000))} | ${(s.cpuMs / 1000).toFixed(2)} | ${s.maxRssMb.toFixed(0)} |\n`);
+process.stdout.write('| analysis | mode | run | files typed | wall s | files/s (wall) | CPU s | peak RSS (MB) |\n|---|---|---|---|---|---|---|---|\n');
+for (const [name, samples] of results) {
+  const [analysis, mode] = name.split(' ');
+  samples.forEach((s, i) => {
+    process.stdout.write(`| ${analysis} | ${mode} | ${i + 1} | ${s.summary.filesTyped} | ${(s.elapsedMs / 1000).toFixed(2)} | ${Math.round(s.summary.filesScanned / (s.elapsedMs / 1000))} | ${(s.cpuMs / 1000).toFixed(2)} | ${s.maxRssMb.toFixed(0)} |\n`);
   });
 }
-for (const mode of ['dry-run', 'write'] as const) {
-  const samples = results[mode];
+for (const [name, samples] of results) {
   const fps = median(samples.map((s) => s.summary.filesScanned / (s.elapsedMs / 1000)));
   const rss = median(samples.map((s) => s.maxRssMb));
   const cpu = median(samples.map((s) => s.cpuMs / 1000));
-  process.stdout.write(`median ${mode}: ${Math.round(fps)} files/s (wall), ${cpu.toFixed(1)} CPU s, peak RSS ${rss.toFixed(0)} MB\n`);
+  process.stdout.write(`median ${name}: ${Math.round(fps)} files/s (wall), ${cpu.toFixed(1)} CPU s, peak RSS ${rss.toFixed(0)} MB\n`);
 }

@@ -17,6 +17,8 @@ Options:
   --list             list the transforms and exit
   --report FILE      write the JSON report (summary, one row per marker or skipped file)
   --no-todos         leave no marker comments in the code (the report still has the rows)
+  --no-types         never ask the type checker (by default files governed by a tsconfig.json
+                     are analysed with types: a receiver is rewritten when it is the SDK's Client)
   --force            run even when the git tree under <path> has uncommitted changes
   -h, --help         this text
 
@@ -30,12 +32,13 @@ interface ParsedArgs {
   list: boolean;
   report?: string;
   noTodos: boolean;
+  noTypes: boolean;
   force: boolean;
   help: boolean;
 }
 
 function parseArgs(argv: readonly string[]): ParsedArgs {
-  const parsed: ParsedArgs = { dryRun: false, list: false, noTodos: false, force: false, help: false };
+  const parsed: ParsedArgs = { dryRun: false, list: false, noTodos: false, noTypes: false, force: false, help: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const value = (): string => {
@@ -55,6 +58,9 @@ function parseArgs(argv: readonly string[]): ParsedArgs {
         break;
       case '--no-todos':
         parsed.noTodos = true;
+        break;
+      case '--no-types':
+        parsed.noTypes = true;
         break;
       case '--force':
         parsed.force = true;
@@ -101,7 +107,7 @@ export async function runCodemodCli(argv: readonly string[]): Promise<number> {
     return 2;
   }
   try {
-    const { report, exitCode } = await runCodemod({ path: args.path, dryRun: args.dryRun, transforms: args.transforms, noTodos: args.noTodos, force: args.force });
+    const { report, exitCode } = await runCodemod({ path: args.path, dryRun: args.dryRun, transforms: args.transforms, noTodos: args.noTodos, noTypes: args.noTypes, force: args.force });
     const markers = report.rows.filter((r) => r.code !== 'parse-error' && r.code !== 'transform-error');
     if (markers.length > 0 && markers.length <= 50) process.stdout.write(markers.map((r) => `${rowText(r)}\n`).join(''));
     process.stdout.write(summaryText(report.summary));

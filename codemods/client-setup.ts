@@ -78,12 +78,15 @@ export class ClientSetup {
     if (!anchor) return undefined;
     const transport = (viaConnect ?? connectStatements[0])?.call.getArguments()[0];
     const url = this.urlFor(transport, anchor);
+    // No Streamable HTTP URL in reach (an in-memory or custom transport, a URL from elsewhere):
+    // tasksClientFor(client) reads it from the connected transport, or says why it cannot.
+    if (url === undefined) return undefined;
     const name = this.ctx.fresh(derivedName(clientDecl.getName()), anchor);
     this.plans.set(clientDecl, { name, anchor });
 
     const indent = indentationAt(this.ctx.text, anchor.getStart());
     const inner = indent + this.ctx.style.indent;
-    const props = [`${inner}url: ${url ?? "''"},`];
+    const props = [`${inner}url: ${url},`];
     const init = clientDecl.getInitializer();
     const [info, opts] = init && Node.isNewExpression(init) ? init.getArguments() : [];
     if (info && (Node.isIdentifier(info) || (Node.isObjectLiteralExpression(info) && sameMembers(plainPropertyNames(info), ['name', 'version'])))) {

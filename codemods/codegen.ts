@@ -32,8 +32,14 @@ export function reindentedSlice(root: Node, text: string, start: number, end: nu
       const lineStart = at + 1;
       if (keep.some(([s, e]) => lineStart > s && lineStart < e)) continue;
       if (inside.some((e) => lineStart > e.start && lineStart < e.end)) continue;
-      const ws = /^[ \t]*/.exec(text.slice(lineStart, end))![0];
-      if (ws.length === text.slice(lineStart, end).length) continue; // blank line
+      const lineEnd = text.indexOf('\n', lineStart);
+      const line = text.slice(lineStart, lineEnd === -1 || lineEnd > end ? end : lineEnd);
+      if (/^[ \t]*$/.test(line)) {
+        // A blank line stays empty: indenting it would leave trailing whitespace.
+        if (line.length > 0) indentEdits.push({ start: lineStart, end: lineStart + line.length, text: '' });
+        continue;
+      }
+      const ws = /^[ \t]*/.exec(line)![0];
       const common = commonPrefix(ws, fromIndent);
       indentEdits.push({ start: lineStart, end: lineStart + common.length, text: toIndent });
     }

@@ -1,5 +1,5 @@
-import { lstatSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { lstatSync, readdirSync, readlinkSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve, dirname } from 'node:path';
 
 /** The extensions the codemod reads; declaration files are skipped. */
 export const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'] as const;
@@ -14,7 +14,8 @@ export function isSourceFile(name: string): boolean {
 
 export interface Discovery {
   files: string[];
-  symlinksSkipped: number;
+  /** Symlinks met on the way (never followed); `outside`: the target is not under the root. */
+  symlinks: Array<{ path: string; outside: boolean }>;
 }
 
 /**
@@ -22,22 +23,22 @@ export interface Discovery {
  * a symlinked file or directory is counted and skipped.
  */
 export function discoverFiles(root: string): Discovery {
-  const found: Discovery = { files: [], symlinksSkipped: 0 };
+  const found: Discovery = { files: [], symlinks: [] };
   const stat = lstatSync(root);
   if (stat.isSymbolicLink()) {
-    found.symlinksSkipped++;
+    found.symlinks.push({ path: root, outside: true });
     return found;
   }
   if (stat.isFile()) {
     if (isSourceFile(root)) found.files.push(root);
     return found;
   }
-  walk(root, found);
+  walk(root, root, found);
   found.files.sort();
   return found;
 }
 
-function walk(dir: string, found: Discovery): void {
+function walk(root: string, dir: string, found: Discovery): void {
   let entries;
   try {
     entries = readdirSync(dir, { withFileTypes: true });
@@ -47,11 +48,23 @@ function walk(dir: string, found: Discovery): void {
   for (const entry of entries) {
     const path = join(dir, entry.name);
     if (entry.isSymbolicLink()) {
-      found.symlinksSkipped++;
+      if (SKIPPED_DIRECTORIES.has(entry.name)) continue;
+      found.symlinks.push({ path, outside: pointsOutside(root, path) });
     } else if (entry.isDirectory()) {
-      if (!SKIPPED_DIRECTORIES.has(entry.name)) walk(path, found);
+      if (!SKIPPED_DIRECTORIES.has(entry.name)) walk(root, path, found);
     } else if (entry.isFile() && isSourceFile(entry.name)) {
       found.files.push(path);
     }
   }
+}
+
+function pointsOutside(root: string, link: string): boolean {
+  let target: string;
+  try {
+    target = resolve(dirname(link), readlinkSync(link));
+  } catch {
+    return true;
+  }
+  const rel = relative(root, target);
+  return rel.startsWith('..') || isAbsolute(rel);
 }

@@ -13,7 +13,7 @@ function note(method: string): string {
  */
 export const MARKERS = {
   'unresolved-client': {
-    instruction: 'this MCP Client is not created in this file (parameter, property or import): create a TasksClient next to it and call that here',
+    instruction: 'the codemod cannot prove this receiver is an SDK Client (an import, an any, or reached through ?.): if it is one, call tasksClientFor(<client>) from mcp-tasks-shim/client here',
   },
   'client-url': {
     instruction: 'set url to the MCP endpoint (Streamable HTTP) of the server: the codemod could not read it from the transport',
@@ -22,7 +22,19 @@ export const MARKERS = {
     instruction: 'callToolStream is not consumed by one for-await loop that branches on message.type: use tasksClient.callTool(name, args, { onTaskCreated, onStatus }) or startTool + waitForTask',
   },
   'request-options': {
-    instruction: 'TasksClient has no timeout/progress request options (signal is kept): rewrite this call by hand, e.g. with signal: AbortSignal.timeout(ms)',
+    instruction: 'these request options cannot be mapped here (getTask/cancelTask take none; spreads, unknown keys, or onprogress next to a taskStatus branch): pass signal/onStatus to tasksClient.callTool or waitForTask by hand',
+  },
+  'reset-timeout': {
+    instruction: 'resetTimeoutOnProgress is gone: the timeout is now a fixed deadline (AbortSignal.timeout) that cancels the task when it fires; raise it if the task reports progress for longer',
+  },
+  'mcp-error-check': {
+    instruction: "the rewritten task calls throw the client helper's errors (McpRequestError, McpHttpError, TaskFailedError, TaskCancelledError from mcp-tasks-shim/client), not the SDK's McpError: check for those here",
+  },
+  'cancel-terminal': {
+    instruction: 'SEP-2663: cancelling a task that already finished succeeds (an empty ack) instead of failing: code that expects this cancel to reject must change',
+  },
+  'task-shape': {
+    instruction: "this is now the helper's TaskSnapshot (ttlMs, pollIntervalMs, result/error inlined), not the SDK's Task (ttl, pollInterval): convert it where it is passed on",
   },
   'tasks-list': {
     instruction: `tasks/list is gone in SEP-2663: ${note('tasks/list')} (TasksClient keeps them in its taskStore; resumeAll() drives them)`,
@@ -61,8 +73,13 @@ export const MARKERS = {
 
 export type MarkerCode = keyof typeof MARKERS;
 
-/** Codes for files that could not be processed (report rows only, never written into code). */
-export type FileErrorCode = 'parse-error' | 'transform-error' | 'read-error' | 'write-error';
+/** Codes for files (and tsconfigs) that could not be processed as asked (report rows only, never written into code). */
+export const FILE_ERROR_CODES = ['parse-error', 'transform-error', 'read-error', 'write-error', 'too-large', 'symlink-skipped', 'tsconfig-error'] as const;
+export type FileErrorCode = (typeof FILE_ERROR_CODES)[number];
+
+export function isFileErrorCode(code: string): code is FileErrorCode {
+  return (FILE_ERROR_CODES as readonly string[]).includes(code);
+}
 
 export function markerComment(code: MarkerCode): string {
   return `// ${MARKER_PREFIX}(${code}): ${MARKERS[code].instruction}`;

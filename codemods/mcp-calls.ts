@@ -7,26 +7,36 @@ import {
 } from 'ts-morph';
 import { METHOD_TABLE } from '../src/mapping/methods.js';
 import type { McpResolver } from './mcp-imports.js';
+import { receiverKey } from './receiver-types.js';
+import { syntacticKind } from './receivers.js';
 import { resolveIdentifier } from './scope.js';
 
 /** An SDK Client as far as a call's receiver can be traced. */
 export type ClientRef =
   /** `const name = new Client(...)` in this file: a TasksClient can be created next to it. */
   | { kind: 'constructed'; decl: VariableDeclaration; name: string }
-  /** Provably an SDK Client (a parameter typed `Client`), created elsewhere. */
+  /** Provably an SDK Client created elsewhere (a parameter, `this.client`, a module `let`, a helper's return value). */
   | { kind: 'proven' }
+  /** An SDK Server or McpServer: its calls are never touched or marked. */
+  | { kind: 'server' }
   | { kind: 'unknown' };
 
+/**
+ * What the receiver of a call is. The type checker's answer (when the repo has a tsconfig) wins
+ * over the syntactic proof; a `const client = new Client(…)` of this file stays `constructed`
+ * either way, so a TasksClient can be built next to it.
+ */
 export function resolveClient(receiver: Node, mcp: McpResolver): ClientRef {
   let node: Node = receiver;
   while (Node.isParenthesizedExpression(node) || Node.isNonNullExpression(node) || Node.isAsExpression(node)) node = node.getExpression();
-  if (!Node.isIdentifier(node)) return { kind: 'unknown' };
-  const binding = resolveIdentifier(node);
-  if (binding?.kind === 'variable' && !binding.element) {
-    if (mcp.isNewOf(binding.decl.getInitializer(), 'Client')) return { kind: 'constructed', decl: binding.decl, name: node.getText() };
-    if (mcp.isSdkTypeReference(binding.decl.getTypeNode(), 'Client')) return { kind: 'proven' };
+  if (Node.isIdentifier(node)) {
+    const binding = resolveIdentifier(node);
+    if (binding?.kind === 'variable' && !binding.element && mcp.isNewOf(binding.decl.getInitializer(), 'Client')) return { kind: 'constructed', decl: binding.decl, name: node.getText() };
   }
-  if (binding?.kind === 'parameter' && !binding.element && mcp.isSdkTypeReference(binding.param.getTypeNode(), 'Client')) return { kind: 'proven' };
+  const typed = mcp.receiverKinds?.get(receiverKey(receiver));
+  const kind = typed ?? syntacticKind(receiver, mcp);
+  if (kind === 'client') return { kind: 'proven' };
+  if (kind === 'server') return { kind: 'server' };
   return { kind: 'unknown' };
 }
 

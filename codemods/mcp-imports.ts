@@ -1,6 +1,7 @@
 import { Node, SyntaxKind, ts, type Expression, type SourceFile } from 'ts-morph';
 import { findRaw } from './raw.js';
 import { isLocalSpecifier, isSdkSpecifier, type ReexportIndex } from './reexports.js';
+import type { ReceiverKind } from './receivers.js';
 import { resolveIdentifier } from './scope.js';
 
 /** The package entry of the client helper the codemod migrates to. */
@@ -18,6 +19,8 @@ export type McpValue = { kind: 'sdk-export'; name: string } | { kind: 'helper-ex
  */
 export class McpResolver {
   private mcpImport: boolean | undefined;
+  /** The type checker's kind per receiver text (type-aware runs only); absent entries fall back to the syntax. */
+  receiverKinds: ReadonlyMap<string, ReceiverKind> | undefined;
 
   constructor(
     readonly sourceFile: SourceFile,

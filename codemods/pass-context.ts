@@ -18,7 +18,8 @@ export class PassContext implements TransformContext {
   readonly mcp: McpResolver;
   private readonly edits: Edit[] = [];
   private readonly markerKeys = new Set<string>();
-  private readonly reserved = new Set<string>();
+  /** Names this pass handed out, with the function they were made for (undefined: the file). */
+  private readonly reserved: Array<{ name: string; scope: Node | undefined }> = [];
   private identifiers: Set<string> | undefined;
   private readonly clients = new ClientSetup(this);
   private readonly imports = new ImportPlanner(this);
@@ -35,6 +36,7 @@ export class PassContext implements TransformContext {
   ) {
     this.isTypeScript = /\.[cm]?tsx?$/.test(filePath);
     this.mcp = new McpResolver(sourceFile, filePath, options.reexports);
+    this.mcp.receiverKinds = facts.receiverKinds;
     this.style = detectStyle(text);
     const hasImports = sourceFile.getImportDeclarations().length > 0;
     this.moduleKind = hasImports ? 'esm' : /\.c[jt]s$/.test(filePath) || /\brequire\s*\(/.test(text) ? 'cjs' : 'esm';
@@ -75,6 +77,10 @@ export class PassContext implements TransformContext {
       if (lineEnd !== -1 && /^[ \t]*(\/\/[^\n]*)?$/.test(text.slice(end, lineEnd))) {
         start = lineStartOf(text, start);
         end = lineEnd + 1;
+        // Blank lines on both sides would become two in a row: take the one after with it.
+        const before = text.slice(lineStartOf(text, Math.max(0, start - 1)), Math.max(0, start - 1));
+        const nextEnd = text.indexOf('\n', end);
+        if (start > 0 && /^[ \t]*$/.test(before) && nextEnd !== -1 && /^[ \t]*$/.test(text.slice(end, nextEnd))) end = nextEnd + 1;
       }
     }
     return this.edit(start, end, '');
@@ -111,8 +117,11 @@ export class PassContext implements TransformContext {
       if (!this.identifiers) this.identifiers = bindingNames(this.sourceFile.compilerNode);
       taken = this.identifiers;
     }
-    const name = unusedName(base, new Set([...taken, ...this.reserved]));
-    if (reserve) this.reserved.add(name);
+    // A name given out in a function that neither holds nor is held by this one cannot clash:
+    // sibling test cases each get `tasksClient`, not `tasksClient2`, `tasksClient3`, ….
+    const clashing = this.reserved.filter((r) => !r.scope || !scope || contains(r.scope, scope) || contains(scope, r.scope)).map((r) => r.name);
+    const name = unusedName(base, new Set([...taken, ...clashing]));
+    if (reserve) this.reserved.push({ name, scope });
     return name;
   }
 
@@ -148,4 +157,8 @@ function markerAnchor(node: Node): Node {
     if (Node.isClassDeclaration(parent) || Node.isClassExpression(parent)) return cur;
   }
   return node;
+}
+
+function contains(outer: Node, inner: Node): boolean {
+  return inner.getStart() >= outer.getStart() && inner.getEnd() <= outer.getEnd();
 }

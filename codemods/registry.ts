@@ -1,8 +1,10 @@
 import { callToolStream } from './transforms/call-tool-stream.js';
+import { callToolTask } from './transforms/call-tool-task.js';
 import { cancelTask } from './transforms/cancel-task.js';
 import { dialectPollLoop } from './transforms/dialect-poll-loop.js';
 import { customTransport } from './transforms/custom-transport.js';
 import { elicitationHandler } from './transforms/elicitation-handler.js';
+import { errorChecks } from './transforms/error-checks.js';
 import { clientUsage, importCleanup } from './transforms/finishing.js';
 import { taskAugmentedCall } from './transforms/task-augmented-call.js';
 import { taskFields } from './transforms/task-fields.js';
@@ -17,6 +19,7 @@ import type { Transform } from './transforms/types.js';
 export const TRANSFORMS: readonly Transform[] = [
   dialectPollLoop,
   callToolStream,
+  callToolTask,
   getTaskResult,
   getTask,
   cancelTask,
@@ -30,7 +33,7 @@ export const TRANSFORMS: readonly Transform[] = [
 ];
 
 /** Run after the transforms on a file that changed; not selectable. */
-export const FINISHING: readonly Transform[] = [clientUsage, importCleanup];
+export const FINISHING: readonly Transform[] = [clientUsage, errorChecks, importCleanup];
 
 export class UnknownTransformError extends Error {
   constructor(readonly names: string[]) {

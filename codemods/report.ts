@@ -28,6 +28,10 @@ export interface RunSummary {
   filesParsed: number;
   filesChanged: number;
   filesWithErrors: number;
+  /** Files whose receivers the type checker classified (a tsconfig.json governs them, no --no-types). */
+  filesTyped: number;
+  /** Whether the repo's Prettier formatted the changed files (`ran on N changed files`, or `not run: <why>`). */
+  prettier: string;
   symlinksSkipped: number;
   rewrites: Record<string, number>;
   markers: Record<string, number>;
@@ -44,12 +48,13 @@ export function summaryText(summary: RunSummary): string {
   const lines = [
     `codemod: ${summary.filesScanned} files scanned, ${summary.filesMatched} matched the prefilter, ${summary.filesParsed} parsed, ` +
       `${summary.filesChanged} ${summary.dryRun ? 'would change (dry run: nothing written)' : 'changed'}, ` +
-      `${summary.filesWithErrors} skipped with errors, in ${(summary.elapsedMs / 1000).toFixed(2)} s`,
+      `${summary.filesWithErrors} skipped with errors, ${summary.filesTyped} analysed with types, in ${(summary.elapsedMs / 1000).toFixed(2)} s`,
   ];
   const rewrites = Object.entries(summary.rewrites).filter(([, n]) => n > 0);
   if (rewrites.length > 0) lines.push(`  rewrites: ${rewrites.map(([t, n]) => `${t} ${n}`).join(', ')}`);
   const markers = Object.entries(summary.markers).filter(([, n]) => n > 0);
   if (markers.length > 0) lines.push(`  markers:  ${markers.map(([c, n]) => `${c} ${n}`).join(', ')} (grep MCP-TASKS-MIGRATE)`);
+  lines.push(`  prettier: ${summary.prettier}`);
   if (summary.symlinksSkipped > 0) lines.push(`  symlinks skipped (never followed): ${summary.symlinksSkipped}`);
   return `${lines.join('\n')}\n`;
 }

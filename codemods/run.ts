@@ -5,11 +5,15 @@ import { Project, ts } from 'ts-morph';
 import { unifiedDiff } from './diff.js';
 import { discoverFiles } from './discover.js';
 import { gitState } from './git.js';
+import { runPrettier } from './prettier.js';
 import { ReexportIndex } from './reexports.js';
+import { isFileErrorCode } from './markers.js';
 import { FINISHING, selectTransforms } from './registry.js';
 import type { CodemodReport, FileOutcome, ReportRow, RunSummary } from './report.js';
 import { runFile } from './session.js';
+import type { ReceiverKind } from './receivers.js';
 import type { Transform } from './transforms/types.js';
+import { TsConfigs, typedReceiverKinds, type TsConfig } from './type-project.js';
 
 export interface CodemodOptions {
   /** A directory or one file. */
@@ -20,6 +24,8 @@ export interface CodemodOptions {
   noTodos?: boolean;
   /** Run on a dirty git tree. */
   force?: boolean;
+  /** Never ask the type checker, even where a tsconfig.json governs the files (the syntactic analysis only). */
+  noTypes?: boolean;
   /** Files per ts-morph Project (memory stays flat whatever the repo size). */
   chunkSize?: number;
   /** Where diffs, progress and the summary go. */
@@ -42,6 +48,8 @@ export class CodemodInputError extends Error {
 }
 
 const DEFAULT_CHUNK = 200;
+/** Larger files are generated or bundled code, not something to migrate: skipped with a report row. */
+export const MAX_FILE_BYTES = 1024 * 1024;
 
 export async function runCodemod(options: CodemodOptions): Promise<CodemodResult> {
   const started = performance.now();
@@ -66,7 +74,8 @@ export async function runCodemod(options: CodemodOptions): Promise<CodemodResult
     }
   }
 
-  const { files, symlinksSkipped } = discoverFiles(root);
+  const { files, symlinks } = discoverFiles(root);
+  const symlinksSkipped = symlinks.length;
   const base = rootStat.isDirectory() ? root : dirname(root);
   const rel = (file: string): string => relative(base, file) || basename(file);
   const triggers = [...new Set(transforms.flatMap((t) => t.triggers))].map((t) => Buffer.from(t));
@@ -80,6 +89,8 @@ export async function runCodemod(options: CodemodOptions): Promise<CodemodResult
     filesParsed: 0,
     filesChanged: 0,
     filesWithErrors: 0,
+    filesTyped: 0,
+    prettier: 'not run: dry run',
     symlinksSkipped,
     rewrites: {},
     markers: {},
@@ -91,7 +102,7 @@ export async function runCodemod(options: CodemodOptions): Promise<CodemodResult
   const record = (outcome: FileOutcome): void => {
     rows.push(...outcome.rows);
     for (const [t, n] of Object.entries(outcome.rewrites)) summary.rewrites[t] = (summary.rewrites[t] ?? 0) + n;
-    for (const row of outcome.rows) if (row.code !== 'parse-error' && row.code !== 'transform-error' && row.code !== 'read-error' && row.code !== 'write-error') summary.markers[row.code] = (summary.markers[row.code] ?? 0) + 1;
+    for (const row of outcome.rows) if (!isFileErrorCode(row.code)) summary.markers[row.code] = (summary.markers[row.code] ?? 0) + 1;
     if (outcome.status === 'changed') {
       summary.filesChanged++;
       changedFiles.push(outcome.file);
@@ -99,14 +110,39 @@ export async function runCodemod(options: CodemodOptions): Promise<CodemodResult
     if (outcome.status === 'error') summary.filesWithErrors++;
   };
 
-  let chunk: Array<{ path: string; raw: string }> = [];
-  const flush = (): void => {
-    if (chunk.length === 0) return;
-    processChunk(chunk, transforms, { ...options, reexports }, rel, out, err, (o, parsed) => {
+  for (const link of symlinks) {
+    const where = link.outside ? 'it points outside the tree' : 'symlinks are never followed';
+    rows.push({ file: rel(link.path), line: 1, column: 1, transform: '-', code: 'symlink-skipped', message: `symbolic link skipped (${where})` });
+  }
+
+  const tsconfigs = options.noTypes ? undefined : new TsConfigs();
+  const reportedConfigs = new Set<string>();
+  /** The compiler options for a file, or undefined for the syntactic analysis (no tsconfig, a broken one, --no-types). */
+  const typesFor = (file: string): TsConfig | undefined => {
+    const path = tsconfigs?.nearest(file);
+    if (!path) return undefined;
+    const config = tsconfigs!.load(path);
+    if (config.error !== undefined && !reportedConfigs.has(path)) {
+      reportedConfigs.add(path);
+      const message = `broken tsconfig (${config.error}); the files under it are analysed without types`;
+      rows.push({ file: relative(base, path) || basename(path), line: 1, column: 1, transform: '-', code: 'tsconfig-error', message });
+      err(`mcp-tasks-shim codemod: ${relative(base, path) || basename(path)}: ${message}\n`);
+    }
+    return config;
+  };
+
+  // One chunk per tsconfig: a chunk's files share one program when they are analysed with types.
+  const chunks = new Map<string, Array<{ path: string; raw: string }>>();
+  const flush = (key: string): void => {
+    const chunk = chunks.get(key);
+    chunks.delete(key);
+    if (!chunk || chunk.length === 0) return;
+    const config = key === '' || !tsconfigs ? undefined : tsconfigs.load(key);
+    processChunk(chunk, transforms, { ...options, reexports }, config?.options, rel, out, err, (o, parsed, typed) => {
       if (parsed) summary.filesParsed++;
+      if (typed) summary.filesTyped++;
       record(o);
     });
-    chunk = [];
   };
 
   for (const file of files) {
@@ -119,6 +155,12 @@ export async function runCodemod(options: CodemodOptions): Promise<CodemodResult
     }
     if (!triggers.some((t) => bytes.includes(t))) continue;
     summary.filesMatched++;
+    if (bytes.length > MAX_FILE_BYTES) {
+      const message = `${(bytes.length / 1024 / 1024).toFixed(1)} MB: over the 1 MB limit (generated or bundled code?); skipped`;
+      err(`mcp-tasks-shim codemod: ${rel(file)}: ${message}\n`);
+      record({ file: rel(file), status: 'error', rewrites: {}, rows: [{ file: rel(file), line: 1, column: 1, transform: '-', code: 'too-large', message }] });
+      continue;
+    }
     let raw: string;
     try {
       raw = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes); // keeps a BOM, so it is written back
@@ -126,11 +168,19 @@ export async function runCodemod(options: CodemodOptions): Promise<CodemodResult
       record(errorOutcome(rel(file), 'read-error', 'not UTF-8; skipped'));
       continue;
     }
+    const config = typesFor(file);
+    const key = config?.options ? config.path : '';
+    const chunk = chunks.get(key) ?? [];
+    chunks.set(key, chunk);
     chunk.push({ path: file, raw });
-    if (chunk.length >= (options.chunkSize ?? DEFAULT_CHUNK)) flush();
+    if (chunk.length >= (options.chunkSize ?? DEFAULT_CHUNK)) flush(key);
   }
-  flush();
+  for (const key of [...chunks.keys()]) flush(key);
 
+  if (!options.dryRun) {
+    const outcome = runPrettier(rootStat.isDirectory() ? root : dirname(root), changedFiles.map((f) => join(base, f)));
+    summary.prettier = outcome.ran ? `ran on ${outcome.files} changed file${outcome.files === 1 ? '' : 's'}` : `not run: ${outcome.reason}`;
+  }
   summary.elapsedMs = Math.round(performance.now() - started);
   rows.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
   return { report: { summary, rows, changedFiles }, exitCode: summary.filesWithErrors > 0 ? 1 : 0 };
@@ -144,11 +194,20 @@ function processChunk(
   chunk: Array<{ path: string; raw: string }>,
   transforms: readonly Transform[],
   options: CodemodOptions & { reexports: ReexportIndex },
+  compilerOptions: ts.CompilerOptions | undefined,
   rel: (file: string) => string,
   out: (t: string) => void,
   err: (t: string) => void,
-  done: (outcome: FileOutcome, parsed: boolean) => void,
+  done: (outcome: FileOutcome, parsed: boolean, typed: boolean) => void,
 ): void {
+  let typed: Map<string, Map<string, ReceiverKind>> | undefined;
+  if (compilerOptions) {
+    try {
+      typed = typedReceiverKinds(chunk, compilerOptions);
+    } catch (e) {
+      err(`mcp-tasks-shim codemod: the type checker failed on ${chunk.length} file(s) (${(e as Error).message}); they are analysed without types\n`);
+    }
+  }
   // A fresh project per chunk: nothing of an earlier chunk stays reachable.
   const project = new Project({
     useInMemoryFileSystem: true,
@@ -157,15 +216,17 @@ function processChunk(
   });
   for (const { path, raw } of chunk) {
     const file = rel(path);
-    const result = runFile(project, path, raw, { transforms, finishing: FINISHING, noTodos: options.noTodos ?? false, reexports: options.reexports });
+    const kinds = typed?.get(path);
+    const result = runFile(project, path, raw, { transforms, finishing: FINISHING, noTodos: options.noTodos ?? false, reexports: options.reexports }, kinds);
+    const isTyped = kinds !== undefined;
     const rows: ReportRow[] = result.rows.map((r) => ({ file, ...r }));
     for (const row of rows) if (row.code === 'parse-error' || row.code === 'transform-error') err(`mcp-tasks-shim codemod: ${file}:${row.line}:${row.column}: ${row.message}\n`);
     if (result.failed) {
-      done({ file, status: 'error', rewrites: {}, rows }, result.parsed);
+      done({ file, status: 'error', rewrites: {}, rows }, result.parsed, isTyped);
       continue;
     }
     if (result.output === raw) {
-      done({ file, status: 'unchanged', rewrites: result.rewrites, rows }, true);
+      done({ file, status: 'unchanged', rewrites: result.rewrites, rows }, true, isTyped);
       continue;
     }
     if (options.dryRun) {
@@ -177,11 +238,11 @@ function processChunk(
       } catch (e) {
         const row: ReportRow = { file, line: 1, column: 1, transform: '-', code: 'write-error', message: `cannot write: ${(e as Error).message}` };
         err(`mcp-tasks-shim codemod: ${file}: ${row.message}\n`);
-        done({ file, status: 'error', rewrites: {}, rows: [...rows, row] }, true);
+        done({ file, status: 'error', rewrites: {}, rows: [...rows, row] }, true, isTyped);
         continue;
       }
     }
-    done({ file, status: 'changed', rewrites: result.rewrites, rows }, true);
+    done({ file, status: 'changed', rewrites: result.rewrites, rows }, true, isTyped);
   }
 }
 

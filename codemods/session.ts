@@ -6,6 +6,7 @@ import { matchRawRequest, resolveClient } from './mcp-calls.js';
 import { McpResolver } from './mcp-imports.js';
 import { PassContext } from './pass-context.js';
 import { callsNamed } from './raw.js';
+import type { ReceiverKind } from './receivers.js';
 import { scriptKindOf, type ReexportIndex } from './reexports.js';
 import { closeEnvelope, lineColumn, openEnvelope } from './text.js';
 import type { FileFacts, Transform } from './transforms/types.js';
@@ -54,7 +55,7 @@ export function syntaxErrors(sf: SourceFile): ts.DiagnosticWithLocation[] {
  * Runs the transforms on one file's text, all in memory. Either every transform succeeds and the
  * result is the new text, or the file is left as it was and one error row says why.
  */
-export function runFile(project: Project, path: string, raw: string, options: FileRunOptions): FileResult {
+export function runFile(project: Project, path: string, raw: string, options: FileRunOptions, receiverKinds?: ReadonlyMap<string, ReceiverKind>): FileResult {
   const envelope = openEnvelope(raw);
   let text = envelope.text;
   let sf = project.createSourceFile(path, text, { overwrite: true, scriptKind: scriptKindOf(path) });
@@ -69,7 +70,7 @@ export function runFile(project: Project, path: string, raw: string, options: Fi
       const where = lineColumn(text, first.start ?? 0);
       return { output: raw, parsed: false, failed: true, rewrites, rows: [{ ...where, transform: 'parser', code: 'parse-error', message: `does not parse (${ts.flattenDiagnosticMessageText(first.messageText, ' ').replace(/\.$/, '')}); skipped` }] };
     }
-    const facts = computeFacts(sf, path, options.reexports);
+    const facts = computeFacts(sf, path, options.reexports, receiverKinds);
     const reparse = (next: string): void => {
       project.removeSourceFile(sf);
       text = next;
@@ -136,8 +137,9 @@ function phases(transforms: readonly Transform[]): Transform[][] {
   return [...byPhase.entries()].sort(([a], [b]) => a - b).map(([, group]) => group);
 }
 
-function computeFacts(sf: SourceFile, path: string, reexports: ReexportIndex): FileFacts {
+function computeFacts(sf: SourceFile, path: string, reexports: ReexportIndex, receiverKinds: ReadonlyMap<string, ReceiverKind> | undefined): FileFacts {
   const mcp = new McpResolver(sf, path, reexports);
+  mcp.receiverKinds = receiverKinds;
   const hasMcpImport = mcp.hasMcpImport();
   let usesDialect = false;
   if (hasMcpImport && /tasks\/(create|status)/.test(sf.getFullText())) {
@@ -146,6 +148,6 @@ function computeFacts(sf: SourceFile, path: string, reexports: ReexportIndex): F
       return raw !== undefined && (raw.method === 'tasks/create' || raw.method === 'tasks/status') && resolveClient(raw.receiver, mcp).kind !== 'unknown';
     });
   }
-  return { hasMcpImport, usesDialect, importRefsBefore: importReferenceCounts(sf, mcp) };
+  return { hasMcpImport, usesDialect, importRefsBefore: importReferenceCounts(sf, mcp), receiverKinds };
 }
 

@@ -49,7 +49,11 @@ function detectQuote(text: string): "'" | '"' {
 }
 
 function detectSemi(text: string): boolean {
-  const lines = text.split('\n').filter((l) => /^(import|const|let|var|export)\b/.test(l)).slice(0, 20);
+  // Lines that open a block or continue on the next line say nothing about semicolons.
+  const lines = text
+    .split('\n')
+    .filter((l) => /^\s*(import|const|let|var|export|return|await)\b/.test(l) && !/[{([,=>+\-*/|&?:]\s*$/.test(l))
+    .slice(0, 20);
   if (lines.length === 0) return true;
   const ending = lines.filter((l) => /;\s*$/.test(l)).length;
   return ending * 2 >= lines.length;

@@ -1,5 +1,5 @@
 import { Node, SyntaxKind, type CallExpression, type ForOfStatement } from 'ts-morph';
-import { alwaysExits, bodyStatements, breaksOut, escapesCallback, expressionAt, semi, statementsAt } from '../codegen.js';
+import { alwaysExits, bodyStatements, breaksOut, escapesCallback, semi, statementsAt } from '../codegen.js';
 import type { Edit } from '../edits.js';
 import { matchExperimentalCall, plainPropertyNames, propertyValue, resolveClient } from '../mcp-calls.js';
 import { callsNamed } from '../raw.js';
@@ -7,30 +7,30 @@ import { isReference, referencesTo, resolveIdentifier, sameVariable } from '../s
 import { indentationAt } from '../text.js';
 import { arrowCallback, caughtErrorRef, paramName, readsOf, sdkResultType, type MovedCode } from './callbacks.js';
 import { tasksClientAt } from './shared.js';
+import { looksLikeServer } from '../receivers.js';
+import { toolCallTarget, type ToolCallTarget } from './shared.js';
+import { mapRequestOptions, optionProperties, type MappedOptions } from '../request-options.js';
 import type { Transform, TransformContext } from './types.js';
 
 type MessageType = 'taskCreated' | 'taskStatus' | 'result' | 'error';
 const MESSAGE_TYPES: readonly MessageType[] = ['taskCreated', 'taskStatus', 'result', 'error'];
 /** The message field each branch may read. */
 const FIELD: Record<MessageType, string> = { taskCreated: 'task', taskStatus: 'task', result: 'result', error: 'error' };
-/** RequestOptions that callTool keeps or that SEP-2663 makes meaningless. */
-const KEPT_OPTIONS = new Set(['signal']);
-const DROPPED_OPTIONS = new Set(['task']);
 
 /** The only calls this transform looks at (the rest of the file is never wrapped). */
-const CALLS: ReadonlySet<string> = new Set(['callToolStream']);
+const CALLS: ReadonlySet<string> = new Set(['callToolStream', 'requestStream']);
 
 export const callToolStream: Transform = {
   name: 'call-tool-stream',
   description: 'for await (… of client.experimental.tasks.callToolStream(…)) → await tasksClient.callTool(name, args, { onTaskCreated, onStatus }) with try/catch for the error branch',
-  triggers: ['callToolStream'],
+  triggers: ['callToolStream', 'requestStream'],
   phase: 1,
   run(ctx) {
     for (const call of callsNamed(ctx.sourceFile, CALLS)) {
       const exp = matchExperimentalCall(call);
-      if (exp?.method !== 'callToolStream') continue;
+      if (exp?.method !== 'callToolStream' && exp?.method !== 'requestStream') continue;
       const clientRef = resolveClient(exp.receiver, ctx.mcp);
-      if (clientRef.kind === 'unknown' && !ctx.facts.hasMcpImport) continue;
+      if (clientRef.kind === 'server' || (clientRef.kind === 'unknown' && (!ctx.facts.hasMcpImport || looksLikeServer(exp.receiver)))) continue;
       const site = findLoop(call);
       if (!site) {
         ctx.marker(call, 'stream-shape');
@@ -38,12 +38,13 @@ export const callToolStream: Transform = {
       }
       const start = (site.streamStatement ?? site.loop).getStart();
       if (!ctx.isFree(start, site.loop.getEnd())) continue;
-      const options = readOptions(call);
-      if (options === 'unsupported') {
+      const options = mapRequestOptions(call.getArguments()[2]);
+      if (!options) {
         ctx.marker(call, 'request-options');
         continue;
       }
-      const target = readTarget(ctx, call);
+      const params = exp.method === 'requestStream' ? toolCallParams(call.getArguments()[0]) : call.getArguments()[0];
+      const target = params && toolCallTarget(ctx, call, params);
       const branches = readBranches(site.loop);
       if (!target || !branches) {
         ctx.marker(call, 'stream-shape');
@@ -51,8 +52,13 @@ export const callToolStream: Transform = {
       }
       const tc = tasksClientAt(ctx, exp.receiver, site.streamStatement ?? site.loop, { mcpOnly: true });
       if (!tc) continue;
+      if (options.onStatus && branches.code.taskStatus?.length) {
+        ctx.marker(call, 'request-options');
+        continue;
+      }
       const text = render(ctx, site.loop, branches, target, options, tc, call.getArguments()[1]);
       if (!ctx.replaceNode(site.loop, text)) continue;
+      if (options.resetTimeout) ctx.marker(site.loop, 'reset-timeout');
       // The generator is lazy: left behind by a conflict, its declaration would send nothing.
       if (site.streamStatement) ctx.removeStatement(site.streamStatement);
       ctx.rewrote();
@@ -86,37 +92,16 @@ function plainLoop(loop: ForOfStatement): boolean {
   return parent !== undefined && !Node.isLabeledStatement(parent);
 }
 
-type Options = { signal?: string } | 'unsupported';
-
-function readOptions(call: CallExpression): Options {
-  const options = call.getArguments()[2];
-  if (!options) return {};
-  if (!Node.isObjectLiteralExpression(options)) return 'unsupported';
-  const names = plainPropertyNames(options);
-  if (!names || names.some((n) => !KEPT_OPTIONS.has(n) && !DROPPED_OPTIONS.has(n))) return 'unsupported';
-  const signal = propertyValue(options, 'signal');
-  return signal ? { signal: signal.getText() } : {};
+/** `{ method: 'tools/call', params }` of a requestStream: its params; undefined for any other request. */
+function toolCallParams(request: Node | undefined): Node | undefined {
+  if (!request || !Node.isObjectLiteralExpression(request)) return undefined;
+  const names = plainPropertyNames(request);
+  const method = propertyValue(request, 'method');
+  if (!names || names.some((n) => n !== 'method' && n !== 'params') || !method) return undefined;
+  if (!(Node.isStringLiteral(method) || Node.isNoSubstitutionTemplateLiteral(method)) || method.getLiteralText() !== 'tools/call') return undefined;
+  return propertyValue(request, 'params');
 }
 
-interface Target {
-  name: string;
-  args: string | undefined;
-}
-
-/** The tool name and arguments from callToolStream's params (`task` is dropped: the server decides). */
-function readTarget(ctx: TransformContext, call: CallExpression): Target | undefined {
-  const params = call.getArguments()[0];
-  if (!params) return undefined;
-  if (Node.isIdentifier(params)) return { name: `${params.getText()}.name`, args: `${params.getText()}.arguments` };
-  if (!Node.isObjectLiteralExpression(params)) return undefined;
-  const names = plainPropertyNames(params);
-  if (!names || names.some((n) => n !== 'name' && n !== 'arguments' && n !== 'task')) return undefined;
-  const name = propertyValue(params, 'name');
-  if (!name) return undefined;
-  const args = propertyValue(params, 'arguments');
-  const indent = indentationAt(ctx.text, call.getStart());
-  return { name: name.getText(), args: args ? expressionAt(ctx.sourceFile, ctx.text, args, indent) : undefined };
-}
 
 interface Branches {
   isMessage: (node: Node) => boolean;
@@ -206,7 +191,7 @@ function readBranches(loop: ForOfStatement): Branches | undefined {
   return { isMessage, code };
 }
 
-function render(ctx: TransformContext, loop: ForOfStatement, branches: Branches, target: Target, options: Exclude<Options, 'unsupported'>, tc: string, schema: Node | undefined): string {
+function render(ctx: TransformContext, loop: ForOfStatement, branches: Branches, target: ToolCallTarget, options: MappedOptions, tc: string, schema: Node | undefined): string {
   const indent = indentationAt(ctx.text, loop.getStart());
   const u = ctx.style.indent;
   const end = semi(ctx.style);
@@ -219,7 +204,7 @@ function render(ctx: TransformContext, loop: ForOfStatement, branches: Branches,
   const hasError = code.error !== undefined && !isRethrow(code.error, isMessage);
   const base = hasError ? indent + u : indent;
   const optionLines: string[] = [];
-  if (options.signal) optionLines.push(options.signal === 'signal' ? 'signal' : `signal: ${options.signal}`);
+  optionLines.push(...optionProperties(options));
   for (const [type, prop] of [['taskCreated', 'onTaskCreated'], ['taskStatus', 'onStatus']] as const) {
     const stmts = code[type];
     if (!stmts || stmts.length === 0) continue;

@@ -1,4 +1,4 @@
-import type { Node } from 'ts-morph';
+import { Node } from 'ts-morph';
 import { callsNamed } from '../raw.js';
 import { METHOD_TABLE } from '../../src/mapping/methods.js';
 import { isRepeatable, isResultUnused, matchExperimentalCall, matchRawRequest } from '../mcp-calls.js';
@@ -35,6 +35,7 @@ export const cancelTask: Transform = {
         mcpOnly = false; // tasks/cancel is a common method name outside MCP
       }
       if (!id) continue;
+      const expectsFailure = expectsRejection(call);
       if (options) {
         if (isMcpReceiver(ctx, receiver, { mcpOnly })) ctx.marker(call, 'request-options');
         continue;
@@ -42,6 +43,7 @@ export const cancelTask: Transform = {
       const tc = tasksClientAt(ctx, receiver, call, { mcpOnly });
       if (!tc) continue;
       const idText = id.getText();
+      if (expectsFailure) ctx.marker(call, 'cancel-terminal');
       if (isResultUnused(call)) {
         if (ctx.replaceNode(call, `${tc}.cancelTask(${idText})`)) ctx.rewrote();
       } else if (isRepeatable(id)) {
@@ -53,3 +55,20 @@ export const cancelTask: Transform = {
     }
   },
 };
+
+/** The cancel is expected to fail: inside `expect(…)…rejects`, or awaited in a `try` whose `catch` handles it. */
+function expectsRejection(call: Node): boolean {
+  for (let cur: Node | undefined = call.getParent(); cur; cur = cur.getParent()) {
+    if (Node.isCallExpression(cur) && Node.isIdentifier(cur.getExpression()) && cur.getExpression().getText() === 'expect') {
+      const access = cur.getParent();
+      return access !== undefined && Node.isPropertyAccessExpression(access) && access.getName() === 'rejects';
+    }
+    if (Node.isArrowFunction(cur) || Node.isFunctionExpression(cur)) {
+      const holder = cur.getParent();
+      if (!(holder && Node.isCallExpression(holder) && holder.getExpression().getText() === 'expect')) return false;
+    }
+    if (Node.isTryStatement(cur)) return cur.getCatchClause() !== undefined && cur.getTryBlock().containsRange(call.getPos(), call.getEnd());
+    if (Node.isFunctionDeclaration(cur) || Node.isMethodDeclaration(cur)) return false;
+  }
+  return false;
+}

@@ -24,7 +24,7 @@ export const dialectPollLoop: Transform = {
       if (raw?.method !== 'tasks/create') continue;
       const client = resolveClient(raw.receiver, ctx.mcp);
       if (client.kind !== 'constructed') {
-        if (client.kind === 'proven' || ctx.facts.hasMcpImport) ctx.marker(call, 'unresolved-client');
+        if (client.kind === 'proven' || (client.kind === 'unknown' && ctx.facts.hasMcpImport)) ctx.marker(call, 'dialect-create');
         continue;
       }
       const flow = readFlow(call, client.decl);

@@ -1,6 +1,8 @@
-import { Node, SyntaxKind, type ObjectLiteralExpression } from 'ts-morph';
+import { Node, SyntaxKind, type ObjectLiteralExpression, type VariableDeclaration } from 'ts-morph';
 import { callsNamed } from '../raw.js';
-import { bodyStatements, expressionAt, semi, statementsAt } from '../codegen.js';
+import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { METHOD_TABLE } from '../../src/mapping/methods.js';
+import { bodyStatements, expressionAt, quoted, semi, statementsAt } from '../codegen.js';
 import { resolveClient, statementOf } from '../mcp-calls.js';
 import { isSdkSpecifier } from '../reexports.js';
 import { isReference, resolveIdentifier } from '../scope.js';
@@ -9,6 +11,52 @@ import { addProperty } from './shared.js';
 import type { Transform, TransformContext } from './types.js';
 
 const SDK_TYPES_MODULE = '@modelcontextprotocol/sdk/types.js';
+
+/** The input request an SDK elicitation handler answers; other methods (sampling, roots) are not its to answer. */
+const ELICITATION_METHOD = METHOD_TABLE.find((row) => row.method === 'elicitation/create')!.method;
+/** Read from the SDK's own schema: the method a sampling handler answers. */
+const SAMPLING_METHOD: string = CreateMessageRequestSchema.shape.method.value;
+
+interface Sampling {
+  /** What onInputRequest calls for a sampling request. */
+  name: string;
+  /** An inline handler becomes a `const` the SDK registration and the TasksClient share. */
+  hoist?: { start: number; end: number; text: string };
+}
+
+/**
+ * The sampling handler registered on the same SDK client (before its TasksClient), so that task
+ * sampling requests reach it too; 'conflict' when there is one the codemod cannot share.
+ */
+function samplingHandler(ctx: TransformContext, clientDecl: VariableDeclaration, tcDecl: VariableDeclaration): Sampling | 'conflict' | undefined {
+  const registration = callsNamed(ctx.sourceFile, CALLS).find((c) => {
+    const callee = c.getExpression();
+    if (!Node.isPropertyAccessExpression(callee) || !ctx.mcp.isSdkExport(c.getArguments()[0], 'CreateMessageRequestSchema')) return false;
+    const ref = resolveClient(callee.getExpression(), ctx.mcp);
+    return ref.kind === 'constructed' && ref.decl === clientDecl;
+  });
+  if (!registration) return undefined;
+  const handler = registration.getArguments()[1];
+  if (!handler || registration.getStart() > tcDecl.getStart()) return 'conflict';
+  if (Node.isIdentifier(handler)) return { name: handler.getText() };
+  if (!Node.isArrowFunction(handler) && !Node.isFunctionExpression(handler)) return 'conflict';
+  const extra = handler.getParameters()[1];
+  if (extra && usesParameter(extra, handler)) return 'conflict';
+  const statement = statementOf(registration);
+  if (!statement || !Node.isExpressionStatement(statement) || statement.getExpression() !== registration) return 'conflict';
+  const name = ctx.fresh('onSampling', statement);
+  const indent = indentationAt(ctx.text, statement.getStart());
+  // Out of setRequestHandler's call the parameter loses its contextual type: write it down.
+  const edits: Array<{ start: number; end: number; text: string }> = [];
+  const param = handler.getParameters()[0];
+  if (ctx.isTypeScript && param && !param.getTypeNode()) {
+    const type = ctx.importSdkType('CreateMessageRequest', SDK_TYPES_MODULE);
+    const parenthesised = handler.getFirstChildByKind(SyntaxKind.OpenParenToken) !== undefined;
+    edits.push({ start: param.getStart(), end: param.getEnd(), text: parenthesised ? `${param.getText()}: ${type}` : `(${param.getText()}: ${type})` });
+  }
+  const text = `const ${name} = ${expressionAt(ctx.sourceFile, ctx.text, handler, indent, edits)}${semi(ctx.style)}\n${indent}${ctx.text.slice(statement.getStart(), handler.getStart())}${name}${ctx.text.slice(handler.getEnd(), statement.getEnd())}`;
+  return { name, hoist: { start: statement.getStart(), end: statement.getEnd(), text } };
+}
 
 /** The only calls this transform looks at (the rest of the file is never wrapped). */
 const CALLS: ReadonlySet<string> = new Set(['setRequestHandler']);
@@ -39,13 +87,18 @@ export const elicitationHandler: Transform = {
         continue;
       }
       const propIndent = propertyIndent(ctx, options);
-      const value = handlerValue(ctx, handler, propIndent, schemaModule(schema));
+      const sampling = samplingHandler(ctx, client.decl, tcDecl);
+      if (sampling === 'conflict') continue;
+      const value = handlerValue(ctx, handler, propIndent, schemaModule(schema), sampling?.name);
       if (!value) {
         ctx.marker(call, 'elicitation-handler');
         continue;
       }
       if (!ctx.isFree(statement.getStart(), statement.getEnd()) || !ctx.isFree(options.getStart(), options.getEnd())) continue;
-      if (addProperty(ctx, options, `onInputRequest: ${value}`, propIndent) && ctx.removeStatement(statement)) ctx.rewrote();
+      if (sampling?.hoist && !ctx.isFree(sampling.hoist.start, sampling.hoist.end)) continue;
+      if (!addProperty(ctx, options, `onInputRequest: ${value}`, propIndent) || !ctx.removeStatement(statement)) continue;
+      if (sampling?.hoist) ctx.edit(sampling.hoist.start, sampling.hoist.end, sampling.hoist.text);
+      ctx.rewrote();
     }
   },
 };
@@ -66,11 +119,20 @@ function schemaModule(schema: Node | undefined): string {
  * `params` as the elicitation request) and returns the same `{ action, content }` answer. In
  * TypeScript the request is typed back to the SDK's ElicitRequest so the old body still checks.
  */
-function handlerValue(ctx: TransformContext, handler: Node, indent: string, module: string): string | undefined {
+function handlerValue(ctx: TransformContext, handler: Node, indent: string, module: string, sampling: string | undefined): string | undefined {
+  const bodyIndent = indent + ctx.style.indent;
+  const end = semi(ctx.style);
+  const toSampling = (input: string): string => {
+    if (!sampling) return '';
+    const arg = ctx.isTypeScript ? `${input} as unknown as ${ctx.importSdkType('CreateMessageRequest', module)}` : input;
+    return `${bodyIndent}if (${input}.method === ${quoted(ctx.style, SAMPLING_METHOD)}) return ${sampling}(${arg})${end}\n`;
+  };
+  const guard = (input: string): string =>
+    `${toSampling(input)}${bodyIndent}if (${input}.method !== ${quoted(ctx.style, ELICITATION_METHOD)}) throw new Error(\`no handler for \${${input}.method}\`)${end}\n`;
   if (Node.isIdentifier(handler)) {
-    if (!ctx.isTypeScript) return `(input) => ${handler.getText()}(input)`;
-    const type = ctx.importSdkType('ElicitRequest', module);
-    return `(input) => ${handler.getText()}(input as unknown as ${type})`;
+    const input = ctx.fresh('input', handler);
+    const arg = ctx.isTypeScript ? `${input} as unknown as ${ctx.importSdkType('ElicitRequest', module)}` : input;
+    return `(${input}) => {\n${guard(input)}${bodyIndent}return ${handler.getText()}(${arg})${end}\n${indent}}`;
   }
   if (!Node.isArrowFunction(handler) && !Node.isFunctionExpression(handler)) return undefined;
   const params = handler.getParameters();
@@ -79,20 +141,19 @@ function handlerValue(ctx: TransformContext, handler: Node, indent: string, modu
   if (extra && usesParameter(extra, handler)) return undefined; // RequestHandlerExtra has no TasksClient equivalent
   const asyncText = handler.isAsync() ? 'async ' : '';
   const body = handler.getBody();
-  const bodyIndent = indent + ctx.style.indent;
   const statements = Node.isBlock(body) ? bodyStatements(body) : undefined;
   const bodyText = (prefix: string): string => {
     if (statements) return `{\n${prefix}${statements.length ? statementsAt(ctx.sourceFile, ctx.text, statements, bodyIndent) : ''}\n${indent}}`;
-    const expr = expressionAt(ctx.sourceFile, ctx.text, body, bodyIndent);
-    return prefix ? `{\n${prefix}${bodyIndent}return ${expr}${semi(ctx.style)}\n${indent}}` : expr;
+    // `=> ({ … })` needs its parentheses; `return { … }` does not.
+    const value = Node.isParenthesizedExpression(body) ? body.getExpression() : body;
+    return `{\n${prefix}${bodyIndent}return ${expressionAt(ctx.sourceFile, ctx.text, value, bodyIndent)}${end}\n${indent}}`;
   };
-  if (!request || !usesParameter(request, handler)) return `${asyncText}() => ${bodyText('')}`;
-  const requestText = request.getNameNode().getText();
-  if (!ctx.isTypeScript) return `${asyncText}(${requestText}) => ${bodyText('')}`;
-  const input = ctx.fresh('input', handler);
+  const used = request !== undefined && usesParameter(request, handler);
+  const input = used && !ctx.isTypeScript ? request.getNameNode().getText() : ctx.fresh('input', handler);
+  if (!used || !ctx.isTypeScript) return `${asyncText}(${input}) => ${bodyText(guard(input))}`;
   const type = ctx.importSdkType('ElicitRequest', module);
-  const cast = `${bodyIndent}const ${requestText} = ${input} as unknown as ${type}${semi(ctx.style)}\n`;
-  return `${asyncText}(${input}) => ${bodyText(cast)}`;
+  const cast = `${bodyIndent}const ${request.getNameNode().getText()} = ${input} as unknown as ${type}${end}\n`;
+  return `${asyncText}(${input}) => ${bodyText(guard(input) + cast)}`;
 }
 
 function usesParameter(param: Node, fn: Node): boolean {

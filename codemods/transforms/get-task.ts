@@ -2,7 +2,7 @@ import { Node, SyntaxKind } from 'ts-morph';
 import { METHOD_TABLE } from '../../src/mapping/methods.js';
 import { matchExperimentalCall, matchRawRequest, outermostWrapper, unwrapExpression, type RawRequest } from '../mcp-calls.js';
 import { callsNamed } from '../raw.js';
-import { resolveIdentifier } from '../scope.js';
+import { isReference, resolveIdentifier } from '../scope.js';
 import { TaskValues } from '../task-values.js';
 import { isMcpOnlyMethod, isMcpReceiver, taskIdParam, tasksClientAt } from './shared.js';
 import type { Transform, TransformContext } from './types.js';
@@ -30,7 +30,9 @@ export const getTask: Transform = {
         }
         const tc = tasksClientAt(ctx, exp.receiver, call, { mcpOnly: true });
         if (!tc) continue;
-        if (ctx.replaceNode(call, `${tc}.getTask(${id.getText()})`)) ctx.rewrote();
+        if (!ctx.replaceNode(call, `${tc}.getTask(${id.getText()})`)) continue;
+        ctx.rewrote();
+        if (passesTaskOn(call)) ctx.marker(call, 'task-shape');
         continue;
       }
       const raw = matchRawRequest(call);
@@ -51,7 +53,32 @@ function rewriteRaw(ctx: TransformContext, raw: RawRequest): void {
   }
   const tc = tasksClientAt(ctx, raw.receiver, raw.call, { mcpOnly });
   if (!tc) return;
-  if (ctx.replaceNode(raw.call, `${tc}.getTask(${id.getText()})`)) ctx.rewrote();
+  if (!ctx.replaceNode(raw.call, `${tc}.getTask(${id.getText()})`)) return;
+  ctx.rewrote();
+  if (passesTaskOn(raw.call)) ctx.marker(raw.call, 'task-shape');
+}
+
+/**
+ * The task is handed on whole (returned, passed as an argument, stored), where code may expect the
+ * SDK's Task; reads of its fields are renamed by task-fields and need no marker.
+ */
+function passesTaskOn(call: Node): boolean {
+  const outer = outermostWrapper(call);
+  const parent = outer.getParent();
+  if (!parent) return false;
+  if (Node.isExpressionStatement(parent) || ((Node.isPropertyAccessExpression(parent) || Node.isElementAccessExpression(parent)) && parent.getExpression() === outer)) return false;
+  if (!Node.isVariableDeclaration(parent)) return true;
+  const name = parent.getNameNode();
+  if (!Node.isIdentifier(name)) return false;
+  const scope = parent.getFirstAncestor((a) => Node.isBlock(a) || Node.isSourceFile(a));
+  if (!scope) return false;
+  return scope.getDescendantsOfKind(SyntaxKind.Identifier).some((id) => {
+    if (id === name || id.getText() !== name.getText() || !isReference(id)) return false;
+    const binding = resolveIdentifier(id);
+    if (binding?.kind !== 'variable' || binding.decl !== parent) return false;
+    const use = id.getParent();
+    return !(use && (Node.isPropertyAccessExpression(use) || Node.isElementAccessExpression(use)) && use.getExpression() === id);
+  });
 }
 
 /**

@@ -1,6 +1,7 @@
 import { callsNamed } from '../raw.js';
 import { METHOD_TABLE } from '../../src/mapping/methods.js';
-import { matchExperimentalCall, matchRawRequest, resolveClient } from '../mcp-calls.js';
+import { matchExperimentalCall, matchRawRequest } from '../mcp-calls.js';
+import { isMcpReceiver } from './shared.js';
 import type { Transform } from './types.js';
 
 /** Methods with no SEP-2663 replacement that are about listing. */
@@ -18,11 +19,11 @@ export const listTasks: Transform = {
     for (const call of callsNamed(ctx.sourceFile, CALLS)) {
       const exp = matchExperimentalCall(call);
       if (exp?.method === 'listTasks') {
-        if (resolveClient(exp.receiver, ctx.mcp).kind !== 'unknown' || ctx.facts.hasMcpImport) ctx.marker(call, 'tasks-list');
+        if (isMcpReceiver(ctx, exp.receiver, { mcpOnly: true })) ctx.marker(call, 'tasks-list');
         continue;
       }
       const raw = matchRawRequest(call);
-      if (raw && LIST_METHODS.has(raw.method) && resolveClient(raw.receiver, ctx.mcp).kind !== 'unknown') ctx.marker(call, 'tasks-list');
+      if (raw && LIST_METHODS.has(raw.method) && isMcpReceiver(ctx, raw.receiver, { mcpOnly: false })) ctx.marker(call, 'tasks-list');
     }
   },
 };

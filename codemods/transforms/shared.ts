@@ -1,31 +1,50 @@
 import { Node, type ObjectLiteralExpression } from 'ts-morph';
 import { indentationAt } from '../text.js';
-import { resolveClient } from '../mcp-calls.js';
+import { expressionAt } from '../codegen.js';
+import { plainPropertyNames, propertyValue, resolveClient } from '../mcp-calls.js';
+import { looksLikeServer } from '../receivers.js';
 import type { TransformContext } from './types.js';
 
 /** Methods whose names only MCP task clients use, so an untraceable receiver still deserves a marker. */
 const MCP_ONLY_METHODS = new Set(['tasks/create', 'tasks/status', 'tasks/result']);
 
 /**
- * The TasksClient to call instead of the SDK client `receiver`, at `site`. Undefined when the
- * call must stay: a marker has been left when the receiver is MCP but cannot be migrated here,
- * nothing when it is not provably MCP.
+ * The TasksClient to call instead of the SDK client `receiver`, at `site`: the one built next to
+ * `new Client(…)` of this file, else `tasksClientFor(<receiver>)` for a client proven to be one
+ * (by the type checker or the syntax). Undefined when the call must stay: a marker has been left
+ * when the receiver is MCP but cannot be migrated here, nothing when it is not provably a client.
  */
 export function tasksClientAt(ctx: TransformContext, receiver: Node, site: Node, opts: { mcpOnly: boolean }): string | undefined {
   const ref = resolveClient(receiver, ctx.mcp);
   if (ref.kind === 'constructed') {
     const name = ctx.tasksClientFor(ref.decl, site);
     if (name) return name;
-    ctx.marker(site, 'unresolved-client');
-    return undefined;
   }
-  if (ref.kind === 'proven' || (opts.mcpOnly && ctx.facts.hasMcpImport)) ctx.marker(site, 'unresolved-client');
+  if (ref.kind === 'constructed' || ref.kind === 'proven') {
+    if (!Node.isExpression(receiver) || hasOptionalChain(receiver, site)) {
+      ctx.marker(site, 'unresolved-client');
+      return undefined;
+    }
+    ctx.importFromHelper(['tasksClientFor']);
+    return `tasksClientFor(${receiver.getText()})`;
+  }
+  if (ref.kind === 'unknown' && opts.mcpOnly && ctx.facts.hasMcpImport && !looksLikeServer(receiver)) ctx.marker(site, 'unresolved-client');
   return undefined;
 }
 
-/** The receiver is an MCP client, or an untraceable one calling an MCP-only API in a file that uses MCP. */
+/** `client?.experimental.tasks.getTask(…)`: the rewrite would drop the `undefined` case. */
+function hasOptionalChain(receiver: Node, site: Node): boolean {
+  for (let cur: Node | undefined = receiver.getParent(); cur && cur !== site.getParent(); cur = cur.getParent()) {
+    if ((Node.isPropertyAccessExpression(cur) || Node.isCallExpression(cur)) && cur.hasQuestionDotToken()) return true;
+  }
+  return false;
+}
+
+/** The receiver is an MCP client, or an untraceable one calling an MCP-only API in a file that uses MCP (never a server). */
 export function isMcpReceiver(ctx: TransformContext, receiver: Node, opts: { mcpOnly: boolean }): boolean {
-  return resolveClient(receiver, ctx.mcp).kind !== 'unknown' || (opts.mcpOnly && ctx.facts.hasMcpImport);
+  const kind = resolveClient(receiver, ctx.mcp).kind;
+  if (kind === 'server') return false;
+  return kind !== 'unknown' || (opts.mcpOnly && ctx.facts.hasMcpImport && !looksLikeServer(receiver));
 }
 
 export function isMcpOnlyMethod(method: string): boolean {
@@ -59,4 +78,21 @@ export function addProperty(ctx: TransformContext, obj: ObjectLiteralExpression,
   if (!multiline) return ctx.edit(at, at, `${hasComma ? '' : ','} ${text}${hasComma ? ',' : ''}`);
   const propIndent = indent ?? indentationAt(ctx.text, last.getStart());
   return ctx.edit(at, at, `${hasComma ? '' : ','}\n${propIndent}${text}${hasComma ? ',' : ''}`);
+}
+
+/** The tool name and arguments of a tools/call's params, as code (`task` is dropped: the server decides). */
+export interface ToolCallTarget {
+  name: string;
+  args: string | undefined;
+}
+
+export function toolCallTarget(ctx: TransformContext, call: Node, params: Node): ToolCallTarget | undefined {
+  if (Node.isIdentifier(params)) return { name: `${params.getText()}.name`, args: `${params.getText()}.arguments` };
+  if (!Node.isObjectLiteralExpression(params)) return undefined;
+  const names = plainPropertyNames(params);
+  if (!names || names.some((n) => n !== 'name' && n !== 'arguments' && n !== 'task')) return undefined;
+  const name = propertyValue(params, 'name');
+  if (!name) return undefined;
+  const args = propertyValue(params, 'arguments');
+  return { name: name.getText(), args: args ? expressionAt(ctx.sourceFile, ctx.text, args, indentationAt(ctx.text, call.getStart())) : undefined };
 }

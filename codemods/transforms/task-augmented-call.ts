@@ -4,6 +4,7 @@ import { quoted, semi } from '../codegen.js';
 import { matchRawRequest, plainPropertyNames, propertyValue, resolveClient, statementOf } from '../mcp-calls.js';
 import { referencesTo, sameVariable } from '../scope.js';
 import { indentationAt } from '../text.js';
+import { tasksClientAt } from './shared.js';
 import type { Transform } from './types.js';
 
 /** The only calls this transform looks at (the rest of the file is never wrapped). */
@@ -19,8 +20,9 @@ export const taskAugmentedCall: Transform = {
       const raw = matchRawRequest(call);
       if (raw?.method !== 'tools/call' || !raw.params || !Node.isObjectLiteralExpression(raw.params) || !raw.params.getProperty('task')) continue;
       const client = resolveClient(raw.receiver, ctx.mcp);
-      if (client.kind !== 'constructed') {
-        if (client.kind === 'proven' || ctx.facts.hasMcpImport) ctx.marker(call, 'unresolved-client');
+      if (client.kind === 'server' || (client.kind === 'unknown' && !ctx.facts.hasMcpImport)) continue;
+      if (client.kind === 'unknown') {
+        ctx.marker(call, 'unresolved-client');
         continue;
       }
       if (!ctx.mcp.isSdkExport(raw.schema, 'CreateTaskResultSchema')) {
@@ -56,11 +58,8 @@ export const taskAugmentedCall: Transform = {
         continue;
       }
       if (!ctx.isFree(statement.getStart(), statement.getEnd())) continue;
-      const tc = ctx.tasksClientFor(client.decl, statement);
-      if (!tc) {
-        ctx.marker(call, 'unresolved-client');
-        continue;
-      }
+      const tc = tasksClientAt(ctx, raw.receiver, statement, { mcpOnly: false });
+      if (!tc) continue;
       const v = decl.getName();
       const indent = indentationAt(ctx.text, statement.getStart());
       const keyword = statement.getDeclarationKind();

@@ -1,7 +1,8 @@
-import { Node, SyntaxKind, ts, type CallExpression, type StringLiteral, type VariableDeclaration } from 'ts-morph';
+import { Node, SyntaxKind, ts, type CallExpression, type PropertyAccessExpression, type StringLiteral, type VariableDeclaration } from 'ts-morph';
 import { callsNamed, nodesOfKind } from '../raw.js';
 import { expressionAt, semi } from '../codegen.js';
 import { resolveClient, statementOf } from '../mcp-calls.js';
+import { looksLikeServer } from '../receivers.js';
 import { isReference, resolveIdentifier } from '../scope.js';
 import { indentationAt } from '../text.js';
 import { paramName, readsOf } from './callbacks.js';
@@ -25,7 +26,7 @@ export const taskStatusNotifications: Transform = {
       if (!Node.isPropertyAccessExpression(callee) || callee.getName() !== 'setNotificationHandler') continue;
       const [schema, handler] = call.getArguments();
       const client = resolveClient(callee.getExpression(), ctx.mcp);
-      if (!handler || client.kind === 'unknown') continue;
+      if (!handler || client.kind === 'unknown' || client.kind === 'server') continue;
       if (!ctx.mcp.isSdkExport(schema, 'TaskStatusNotificationSchema')) {
         if (schema && schema.getText().includes('notifications/tasks/status')) ctx.marker(call, 'status-notifications');
         continue;
@@ -36,7 +37,7 @@ export const taskStatusNotifications: Transform = {
     if (ctx.facts.hasMcpImport) {
       for (const lit of nodesOfKind<StringLiteral>(ctx.sourceFile, SyntaxKind.StringLiteral, ctx.sourceFile, (n) => (n as ts.StringLiteral).text === 'notifications/tasks/status')) {
         const inHandled = lit.getFirstAncestor((a) => Node.isCallExpression(a) && a.getExpression().getText().endsWith('setNotificationHandler'));
-        if (!inHandled) ctx.marker(lit, 'status-notifications');
+        if (!inHandled && !isSentByServer(ctx, lit)) ctx.marker(lit, 'status-notifications');
       }
     }
   },
@@ -132,4 +133,13 @@ function wire(ctx: TransformContext, call: CallExpression, name: string): void {
     }
   }
   ctx.marker(call, 'status-notifications');
+}
+
+/** An outgoing `server.notification({ method: 'notifications/tasks/status' })`: server code, never marked. */
+function isSentByServer(ctx: TransformContext, lit: Node): boolean {
+  const call = lit.getFirstAncestor((a) => Node.isCallExpression(a) && Node.isPropertyAccessExpression(a.getExpression()) && ['notification', 'sendNotification'].includes((a.getExpression() as PropertyAccessExpression).getName()));
+  if (!call || !Node.isCallExpression(call)) return false;
+  const receiver = (call.getExpression() as PropertyAccessExpression).getExpression();
+  const kind = resolveClient(receiver, ctx.mcp).kind;
+  return kind === 'server' || (kind === 'unknown' && looksLikeServer(receiver));
 }

@@ -1,6 +1,7 @@
 import type { Node, SourceFile, VariableDeclaration } from 'ts-morph';
 import type { MarkerCode } from '../markers.js';
 import type { McpResolver } from '../mcp-imports.js';
+import type { ReceiverKind } from '../receivers.js';
 import type { CodeStyle } from '../text.js';
 
 /** What the codemod learnt about a file before any transform ran. */
@@ -11,6 +12,8 @@ export interface FileFacts {
   usesDialect: boolean;
   /** References per name imported from the SDK, a re-exporting module or the helper, before any rewrite. */
   importRefsBefore: ReadonlyMap<string, number>;
+  /** The type checker's kind per call receiver (type-aware runs); undefined in syntactic runs. */
+  receiverKinds: ReadonlyMap<string, ReceiverKind> | undefined;
 }
 
 export interface TransformContext {

@@ -56,6 +56,18 @@ function git(dir: string, ...args: string[]): void {
 }
 
 describe('mcp-tasks-shim codemod (the real CLI)', () => {
+  it('reports a broken tsconfig.json on stderr and in the summary, and with --no-types reads no tsconfig at all', async () => {
+    const dir = tempDir({ 'tsconfig.json': '{ "compilerOptions": ', 'client.ts': OLD_API });
+    const typed = await cli([dir, '--dry-run']);
+    expect(typed.code).toBe(0);
+    expect(typed.stderr).toMatch(/tsconfig\.json: broken tsconfig .*analysed without types/);
+    expect(typed.stdout).toMatch(/0 analysed with types/);
+    const plain = await cli([dir, '--dry-run', '--no-types']);
+    expect(plain.code).toBe(0);
+    expect(plain.stderr).not.toMatch(/tsconfig/);
+    expect(plain.stdout).toContain('tasksClient.getTask(');
+  });
+
   it('answers a path that does not exist with a clear message and exit status 2', async () => {
     const missing = join(tmpdir(), 'codemod-no-such-dir-0a9f', 'src');
     const result = await cli([missing]);

@@ -1,0 +1,187 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ts from 'typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { METHOD_TABLE } from '../../src/mapping/methods.js';
+import { runCodemod } from '../../codemods/index.js';
+import type { CodemodReport } from '../../codemods/report.js';
+import { CLIENT_ENTRY, listFiles, ROOT } from './support.js';
+
+/**
+ * Real client files from public repositories (source and licence in each set's SOURCES.md), run
+ * through the codemod with their own tsconfig.json, as a user would.
+ */
+const CORPUS = join(ROOT, 'test/fixtures/codemod-real');
+const SETS = ['typescript-sdk'];
+
+/** The method each experimental client call sends (the mapping table says what replaces it). */
+const EXPERIMENTAL_METHOD: Record<string, string> = {
+  callToolStream: 'tools/call',
+  requestStream: 'tools/call',
+  getTask: 'tasks/get',
+  getTaskResult: 'tasks/result',
+  cancelTask: 'tasks/cancel',
+  listTasks: 'tasks/list',
+};
+const NO_EQUIVALENT = new Set(METHOD_TABLE.filter((row) => row.sep2663 === null).map((row) => row.method));
+
+interface Site {
+  file: string;
+  line: number;
+  method: string;
+  server: boolean;
+  text: string;
+}
+
+/**
+ * Old-API task call sites: `<receiver>.experimental.tasks.<m>(` and raw `request({ method: 'tasks/…' })`.
+ * The servers of these files are all named `server`/`mcpServer` (checked by reading them).
+ */
+function sites(dir: string): Site[] {
+  const found: Site[] = [];
+  // src/ outside src/examples holds the stand-ins for the SDK's own modules, not client code.
+  for (const file of listFiles(dir).filter((f) => f.endsWith('.ts') && !/^src\/(?!examples\/)/.test(f))) {
+    const text = readFileSync(join(dir, file), 'utf8');
+    const lines = text.split('\n');
+    const lineOf = (index: number): number => text.slice(0, index).split('\n').length;
+    const add = (index: number, receiver: string, method: string): void => {
+      const line = lineOf(index);
+      if (/^\s*(\/\/|\*)/.test(lines[line - 1]!)) return; // a comment (a marker's instruction names calls too)
+      found.push({ file, line, method, server: /server$/i.test(receiver), text: lines[line - 1]! });
+    };
+    for (const m of text.matchAll(/([\w$]+)[!?]?\)?\.experimental\.tasks\.(\w+)\(/g)) {
+      const method = EXPERIMENTAL_METHOD[m[2]!];
+      if (method) add(m.index, m[1]!, method);
+    }
+    // Raw requests, also when the request object starts on the next line (Prettier's layout).
+    for (const m of text.matchAll(/([\w$]+)\.request\(\s*\{\s*method:\s*'(tasks\/\w+)'/g)) add(m.index, m[1]!, m[2]!);
+    // Task-augmented tools/call: `task` in the params of the same statement.
+    for (const m of text.matchAll(/([\w$]+)\.(?:request\(\s*\{\s*method:\s*'tools\/call'|callTool\()[^;]{0,600}?\btask:\s*\{/g)) add(m.index, m[1]!, 'tools/call');
+  }
+  return found;
+}
+
+interface Diagnostic {
+  /** `TSnnnn: message`, without a position (a rewrite moves lines). */
+  text: string;
+  /** First and last line of the statement (of a block or the file) that holds the error. */
+  statement: [number, number];
+}
+
+/** Diagnostics per file, with the helper resolvable as an installed app would resolve it. */
+function diagnostics(dir: string): Map<string, Diagnostic[]> {
+  const configPath = join(dir, 'tsconfig.json');
+  const read = ts.readConfigFile(configPath, ts.sys.readFile);
+  const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, dir);
+  const options: ts.CompilerOptions = { ...parsed.options, baseUrl: ROOT, paths: { 'mcp-tasks-shim/client': [CLIENT_ENTRY] }, typeRoots: [join(ROOT, 'node_modules/@types')] };
+  const program = ts.createProgram(parsed.fileNames, options);
+  const byFile = new Map<string, Diagnostic[]>();
+  for (const sf of program.getSourceFiles()) {
+    if (!sf.fileName.startsWith(dir)) continue;
+    const list = [...program.getSyntacticDiagnostics(sf), ...program.getSemanticDiagnostics(sf)].map((d) => ({
+      text: `TS${d.code}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`,
+      statement: statementLines(sf, d.start ?? 0),
+    }));
+    byFile.set(sf.fileName.slice(dir.length + 1), list);
+  }
+  return byFile;
+}
+
+function statementLines(sf: ts.SourceFile, position: number): [number, number] {
+  let found: ts.Node = sf;
+  const visit = (node: ts.Node): void => {
+    if (position < node.getStart(sf) || position >= node.getEnd()) return;
+    if (ts.isBlock(node.parent) || ts.isSourceFile(node.parent)) found = node;
+    ts.forEachChild(node, visit);
+  };
+  ts.forEachChild(sf, visit);
+  const line = (pos: number): number => sf.getLineAndCharacterOfPosition(pos).line + 1;
+  return [line(found.getStart(sf)), line(found.getEnd())];
+}
+
+/** Errors in `after` that `before` does not have (compared as a multiset of texts per file). */
+function newErrors(before: Map<string, Diagnostic[]>, after: Map<string, Diagnostic[]>): Array<Diagnostic & { file: string }> {
+  const added: Array<Diagnostic & { file: string }> = [];
+  for (const [file, list] of after) {
+    const pool = (before.get(file) ?? []).map((d) => d.text);
+    for (const error of list) {
+      const i = pool.indexOf(error.text);
+      if (i === -1) added.push({ file, ...error });
+      else pool.splice(i, 1);
+    }
+  }
+  return added;
+}
+
+describe.each(SETS)('the codemod on real client code: %s', (set) => {
+  let work: string;
+  let dir: string;
+  let before: Site[];
+  let after: Site[];
+  let report: CodemodReport;
+  let errorsBefore: Map<string, Diagnostic[]>;
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'codemod-real-'));
+    dir = join(work, set);
+    cpSync(join(CORPUS, set), dir, { recursive: true });
+    // The set resolves the SDK (and the helper's imports) from this repository, as an installed app would.
+    symlinkSync(join(ROOT, 'node_modules'), join(work, 'node_modules'), 'dir');
+    before = sites(dir);
+    errorsBefore = diagnostics(dir);
+    ({ report } = await runCodemod({ path: dir, force: true, stdout: () => {}, stderr: () => {} }));
+    after = sites(dir);
+  }, 300_000);
+
+  afterAll(() => {
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('analyses the files with types from the set\'s tsconfig.json', () => {
+    expect(report.summary.filesTyped).toBe(report.summary.filesParsed);
+    expect(report.summary.filesWithErrors).toBe(0);
+  });
+
+  it('rewrites at least 90 % of the client task call sites that have a SEP-2663 equivalent', () => {
+    const rewritable = before.filter((s) => !s.server && !NO_EQUIVALENT.has(s.method));
+    const left = after.filter((s) => !s.server && !NO_EQUIVALENT.has(s.method));
+    expect(rewritable.length).toBeGreaterThan(10);
+    expect(left.length, left.map((s) => `${s.file}:${s.line} ${s.text.trim()}`).join('\n')).toBeLessThanOrEqual(rewritable.length * 0.1);
+  });
+
+  it('marks every client task call site it leaves', () => {
+    const left = after.filter((s) => !s.server);
+    const unmarked = left.filter((s) => !report.rows.some((r) => r.file === s.file && r.line === s.line));
+    expect(unmarked.map((s) => `${s.file}:${s.line} ${s.text.trim()}`)).toEqual([]);
+  });
+
+  it('leaves server code untouched and unmarked', () => {
+    const serverBefore = before.filter((s) => s.server).map((s) => `${s.file} ${s.text}`);
+    const serverAfter = after.filter((s) => s.server);
+    expect(serverBefore.length).toBeGreaterThan(0);
+    expect(serverAfter.map((s) => `${s.file} ${s.text}`)).toEqual(serverBefore);
+    expect(serverAfter.filter((s) => report.rows.some((r) => r.file === s.file && r.line === s.line))).toEqual([]);
+  });
+
+  it('adds no type error to any file, except in a statement that carries a marker', () => {
+    const added = newErrors(errorsBefore, diagnostics(dir));
+    const unmarked = added.filter((e) => !report.rows.some((r) => r.file === e.file && r.line >= e.statement[0] && r.line <= e.statement[1]));
+    expect(unmarked.map((e) => `${e.file}:${e.statement[0]} ${e.text}`)).toEqual([]);
+    // Most rewrites must type-check on their own: a marker is the exception.
+    expect(added.length).toBeLessThanOrEqual(2);
+  }, 300_000);
+
+  it('formats what it writes like the file: no trailing whitespace, no doubled blank lines it did not find', () => {
+    for (const file of report.changedFiles) {
+      const count = (text: string): [number, number] => [text.split('\n').filter((l) => /[ \t]$/.test(l)).length, (text.match(/\n[ \t]*\n[ \t]*\n/g) ?? []).length];
+      const original = readFileSync(join(CORPUS, set, file), 'utf8');
+      expect(count(readFileSync(join(dir, file), 'utf8')), file).toEqual(count(original));
+    }
+  });
+
+  it('changes nothing when run a second time', async () => {
+    const second = await runCodemod({ path: dir, force: true, stdout: () => {}, stderr: () => {} });
+    expect(second.report.summary.filesChanged).toBe(0);
+  }, 300_000);
+});
