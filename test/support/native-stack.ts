@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import type { NativeStats } from '../../src/demo-native-upstream/server.js';
 import { spawnNativeUpstream, type DemoUpstreamProcess } from './demo-upstream-process.js';
@@ -22,6 +25,17 @@ export interface NativeStack {
   startShim(args?: string[]): Promise<ShimProcess>;
   /** What the upstream counted and holds (GET /stats). */
   stats(): Promise<NativeStats>;
+}
+
+/**
+ * Shim arguments that make `native_confirm` a task at once (a sync window of 0 ms): its
+ * elicitation then arrives inside the task as `inputRequests`, where a SEP-2663 client that
+ * declares elicitation would otherwise get it before the task exists, as MRTR.
+ */
+export function inTaskInputArgs(): string[] {
+  const path = join(mkdtempSync(join(tmpdir(), 'mts-native-policy-')), 'policy.json');
+  writeFileSync(path, JSON.stringify({ tools: { native_confirm: { mode: 'required', syncWindowMs: 0 } } }));
+  return ['--policy', path];
 }
 
 /** A redis-server, the native demo upstream (the SDK's own task server) and a shim per store. */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { useNativeStack } from '../../support/native-stack.js';
+import { inTaskInputArgs, useNativeStack } from '../../support/native-stack.js';
 import { Sep2663Client, textOf } from '../../support/sep2663-client.js';
 
 // No default shim: the victim must be the only worker while the tasks start.
-const stack = useNativeStack({ stores: [], shimArgs: ['--job-lock-ms', '3000'] });
+const stack = useNativeStack({ stores: [], shimArgs: ['--job-lock-ms', '3000', ...inTaskInputArgs()] });
 const TERMINAL = ['completed', 'failed', 'cancelled'];
 const CAPABILITIES = { elicitation: {}, sampling: {} };
 

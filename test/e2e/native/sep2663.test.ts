@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { StoreKind } from '../../support/e2e-stack.js';
-import { useNativeStack } from '../../support/native-stack.js';
+import { inTaskInputArgs, useNativeStack } from '../../support/native-stack.js';
 import { pollUntil, Sep2663Client, textOf, type Json } from '../../support/sep2663-client.js';
 
 const STORES: StoreKind[] = ['redis', 'embedded'];
-const stack = useNativeStack({ stores: STORES });
+const stack = useNativeStack({ stores: STORES, shimArgs: inTaskInputArgs() });
 const TERMINAL = ['completed', 'failed', 'cancelled'];
 const CAPABILITIES = { elicitation: {}, sampling: {} };
 
@@ -57,17 +57,20 @@ describe.concurrent.each(STORES)('a 2025-11-25 task server behind the shim, SEP-
     expect(textOf(done.result)).toBe(`Deleted e-${store}.txt`);
   });
 
-  it('surfaces a sampling request inside the upstream task and hands the sampled message back', async () => {
+  it('asks for a sampling request of the upstream task before the task exists (MRTR), and the answered retry becomes the task', async () => {
     const c = client();
-    const created = await c.createTask('native_haiku', { topic: 'queues' });
-    const asking = await c.waitForStatus(created.taskId, 'input_required');
-    const [[key, request]] = Object.entries(asking.inputRequests as Record<string, Json>) as [[string, Json]];
+    const call = { name: 'native_haiku', arguments: { topic: 'queues' } };
+    const first = await c.result('tools/call', call);
+    expect(first.resultType).toBe('input_required');
+    expect(first).not.toHaveProperty('taskId');
+    const [[key, request]] = Object.entries(first.inputRequests as Record<string, Json>) as [[string, Json]];
     expect(request.method).toBe('sampling/createMessage');
     expect(request.params.messages[0].content.text).toBe('Write a haiku about queues');
     const haiku = 'Jobs wait in a line / one worker takes the next / the queue breathes again';
     const answer = { role: 'assistant', content: { type: 'text', text: haiku }, model: 'test-model' };
-    expect((await c.updateTask(created.taskId, { [key]: answer })).status).toBe(200);
-    const done = await c.waitForStatus(created.taskId, TERMINAL);
+    const second = await c.result('tools/call', { ...call, inputResponses: { [key]: answer }, requestState: first.requestState });
+    expect(second.resultType).toBe('task');
+    const done = await c.waitForStatus(second.taskId, TERMINAL);
     expect(done.status).toBe('completed');
     expect(textOf(done.result)).toBe(haiku);
   });
