@@ -10,7 +10,7 @@ import {
   type UpstreamProtocolSetting,
   type UpstreamReport,
 } from './discovery.js';
-import { UpstreamPool, type CallOptions } from './pool.js';
+import { UpstreamPool, type CallOptions, type UpstreamPoolOptions } from './pool.js';
 import type { SdkClientOptions } from './sdk-client.js';
 import { CachedToolCatalog } from './tool-catalog.js';
 import { DEFAULT_MIRROR_LIMITS, UpstreamTaskSession, type MirrorLimits } from './upstream-task.js';
@@ -19,6 +19,8 @@ export interface UpstreamGatewayOptions extends SdkClientOptions {
   protocol: UpstreamProtocolSetting;
   /** Idle pooled clients kept (see UpstreamPool). */
   maxIdle?: number;
+  /** See UpstreamPool. */
+  onUnreachable?: UpstreamPoolOptions['onUnreachable'];
   limits?: Partial<MirrorLimits>;
 }
 
