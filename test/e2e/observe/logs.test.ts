@@ -59,15 +59,17 @@ describe('the log', () => {
   let upstream: DemoUpstreamProcess;
   let debug: ShimProcess;
   let warn: ShimProcess;
+  let withArguments: ShimProcess;
   beforeAll(async () => {
     upstream = await spawnDemoUpstream(['--port', '0']);
-    [debug, warn] = await Promise.all([
+    [debug, warn, withArguments] = await Promise.all([
       startShimProcess({ upstreamUrl: upstream.url, args: ['--tokens', tokensFile, '--log-level', 'debug'] }),
       startShimProcess({ upstreamUrl: upstream.url, args: ['--tokens', tokensFile], env: { SHIM_LOG_LEVEL: 'warn' } }),
+      startShimProcess({ upstreamUrl: upstream.url, args: ['--tokens', tokensFile, '--log-arguments'] }),
     ]);
   });
   afterAll(async () => {
-    await Promise.all([debug?.stop(), warn?.stop()]);
+    await Promise.all([debug?.stop(), warn?.stop(), withArguments?.stop()]);
     upstream?.killGroup();
     await upstream?.exited;
   });
@@ -131,6 +133,16 @@ describe('the log', () => {
     const lines = logLines(warn);
     expect(lines.filter((line) => line.msg === 'request' || line.msg.startsWith('task '))).toEqual([]);
     expect(lines.every((line) => line.level >= 40)).toBe(true);
+  });
+
+  it('writes tool arguments, and still no token, only with --log-arguments', async () => {
+    const modern = new Sep2663Client(withArguments.url, { token: TOKEN });
+    expect(textOf((await modern.callTool('greet', { name: SECRET })).body.result)).toBe(`Hello, ${SECRET}!`);
+    const line = await waitForLine(withArguments, 'request', { method: 'tools/call', tool: 'greet' });
+    expect(line.arguments).toEqual({ name: SECRET });
+    expect(withArguments.stderr()).not.toContain(TOKEN);
+    // The result, which holds the argument too, is not logged: the argument appears on this line only.
+    expect(withArguments.stderr().split(SECRET)).toHaveLength(2);
   });
 
   it('writes the upstream failure with its cause when the upstream is gone', async () => {
