@@ -28,7 +28,7 @@ describe('the logger', () => {
   it('renders lines for a terminal when pretty', () => {
     const out = collect();
     createLogger({ level: 'info', pretty: true, destination: out }).info({ wire: 'sep2663', tool: 'a b', outcome: '-32602' }, 'request');
-    expect(out.lines[0]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO  request wire=sep2663 tool="a b" outcome=-32602\n$/);
+    expect(out.lines[0]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}request wire=sep2663 tool="a b" outcome=-32602\n$/);
   });
 
   it('leaves a line that is not JSON as it is', () => {
