@@ -112,7 +112,11 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   const { logger } = options;
   const log = options.log ?? (logger ? (message) => logger.error(message) : (message) => console.error(message));
   const upstreamUnreachable = (operation: string, err: unknown): void => {
-    logger?.error({ operation, ...errorFields(err) }, 'upstream unreachable');
+    try {
+      logger?.error({ operation, ...errorFields(err) }, 'upstream unreachable');
+    } catch {
+      // The log never fails a request.
+    }
   };
   // First: key material that cannot be read stops the start before anything is connected.
   const principalOptions = { anonymousPrincipal: config.anonymousPrincipal, trustProxy: config.trustProxy };
@@ -247,6 +251,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     keepAliveMs: config.listenKeepAliveMs,
     streams,
     hooks: observability.legacyHooks,
+    onUpstreamUnreachable: upstreamUnreachable,
   });
   // Lapsed sessions' upstream sessions are closed from whichever api replica sweeps first.
   const reaper = new SessionReaper({

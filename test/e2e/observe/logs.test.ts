@@ -163,6 +163,10 @@ describe('the log', () => {
     expect(forward.level).toBe(50);
     expect(`${String(forward.error)} ${String(forward.cause)}`).toMatch(GONE);
     expect(requestLines(debug, { method: 'ping', wire: 'passthrough', outcome: 'http_502' })).toHaveLength(1);
+
+    await expect(LegacySession.open(debug.url, { token: TOKEN })).rejects.toThrow();
+    const opening = await waitForLine(debug, 'upstream unreachable', { operation: 'initialize', error: 'fetch failed' });
+    expect(opening.cause).toMatch(GONE);
   });
 
   it('never writes the bearer token or a tool argument, on stdout or stderr', () => {
