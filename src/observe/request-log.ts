@@ -6,8 +6,9 @@ import type { Logger } from './logger.js';
 const POLLS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/status']);
 /** The methods whose params carry tool arguments (logged only with `logArguments`). */
 const CALLS: ReadonlySet<string> = new Set(['tools/call', 'tasks/create']);
-/** A flat SEP-2663 CreateTaskResult as the handler writes it (src/wire/sep2663/render.ts). */
-const CREATED_TASK = /"result":\{"resultType":"task","taskId":("(?:[^"\\]|\\.)*")/;
+/** How a flat SEP-2663 CreateTaskResult begins, as the handler writes it (src/wire/sep2663/render.ts). */
+const CREATED_TASK = '"result":{"resultType":"task","taskId":';
+const JSON_STRING = /"(?:[^"\\]|\\.)*"/y;
 
 /**
  * The recorder the wires call, which also writes the request log and the task lifecycle lines
@@ -89,8 +90,12 @@ export class LoggingRecorder implements Recorder {
 function taskIdOf(params: Record<string, unknown> | undefined, reply: Reply | undefined): string | undefined {
   if (typeof params?.taskId === 'string') return params.taskId;
   if (reply?.kind === 'json-text') {
-    const match = CREATED_TASK.exec(reply.text);
-    return match ? (JSON.parse(match[1] as string) as string) : undefined;
+    // `result` follows the id at once (an id holds no bare quote), so a large answer is not read through.
+    const at = reply.text.indexOf('"result":{');
+    if (at < 0 || !reply.text.startsWith(CREATED_TASK, at)) return undefined;
+    JSON_STRING.lastIndex = at + CREATED_TASK.length;
+    const match = JSON_STRING.exec(reply.text);
+    return match ? (JSON.parse(match[0]) as string) : undefined;
   }
   if (reply?.kind !== 'json') return undefined;
   const result = (reply.body as { result?: { taskId?: unknown; task?: { taskId?: unknown } } } | undefined)?.result;
