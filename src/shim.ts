@@ -21,6 +21,7 @@ import { createHttpServer } from './http/server.js';
 import { CutoverControls } from './cutover/controls.js';
 import { CutoverStage } from './cutover/stage.js';
 import { cutoverSettings, describeLiveChanges, keyMaterialDigest } from './config/reload.js';
+import { errorFields, type Logger } from './observe/logger.js';
 import { createObservability } from './observe/observability.js';
 import { UpstreamGateway, type ToolMode } from './upstream/gateway.js';
 import type { UpstreamReport } from './upstream/discovery.js';
@@ -61,8 +62,10 @@ export interface Shim {
 }
 
 export interface ShimOptions {
-  /** Where problems that never reach a client go (unexpected errors). */
+  /** Where problems that never reach a client go (unexpected errors); default: the logger's `error`, else stderr. */
   log?: (message: string) => void;
+  /** The structured log: requests, task lifecycles, upstream failures (docs/operations.md, "Logs"). */
+  logger?: Logger;
 }
 
 export const MCP_PATH = '/mcp';
@@ -106,7 +109,15 @@ async function notServedHere(_req: IncomingMessage, res: ServerResponse): Promis
  * lives in the store and the queue; nothing here is state another replica needs.
  */
 export async function startShim(config: ShimConfig & { upstreamUrl: string }, options: ShimOptions = {}): Promise<Shim> {
-  const log = options.log ?? ((message) => console.error(message));
+  const { logger } = options;
+  const log = options.log ?? (logger ? (message) => logger.error(message) : (message) => console.error(message));
+  const upstreamUnreachable = (operation: string, err: unknown): void => {
+    try {
+      logger?.error({ operation, ...errorFields(err) }, 'upstream unreachable');
+    } catch {
+      // The log never fails a request.
+    }
+  };
   // First: key material that cannot be read stops the start before anything is connected.
   const principalOptions = { anonymousPrincipal: config.anonymousPrincipal, trustProxy: config.trustProxy };
   const authenticate = await createAuthenticator(config.auth, principalOptions);
@@ -145,6 +156,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     cutover,
     sessionOf: (sessionId) => sessions.get(sessionId, config.sessionIdleTtlMs),
     log,
+    logger,
     policies: describePolicies,
     streamBudget: streams.budget,
   });
@@ -155,6 +167,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     protocol: config.upstreamProtocol,
     // As many as the worker runs at once, plus a few for discovery and translated requests.
     maxIdle: config.workerConcurrency + 8,
+    onUnreachable: upstreamUnreachable,
   });
   const { catalog } = gateway;
   // Read at every call, so that a reload replaces its members.
@@ -225,7 +238,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     maxListenTaskIds: config.maxListenTaskIds,
     streams,
   });
-  const passthrough = new Passthrough(config.upstreamUrl, config.upstreamHeaders);
+  const passthrough = new Passthrough(config.upstreamUrl, config.upstreamHeaders, upstreamUnreachable);
   const legacy = new LegacyAdapter({
     service,
     sessions,
@@ -238,6 +251,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     keepAliveMs: config.listenKeepAliveMs,
     streams,
     hooks: observability.legacyHooks,
+    onUpstreamUnreachable: upstreamUnreachable,
   });
   // Lapsed sessions' upstream sessions are closed from whichever api replica sweeps first.
   const reaper = new SessionReaper({

@@ -23,6 +23,9 @@ Options:
   --redis-cluster   --redis lists seed nodes (comma-separated) of a Redis Cluster (env SHIM_REDIS_CLUSTER)
   --config FILE     settings as a JSON object of configuration keys, under env and flags (env SHIM_CONFIG_FILE)
   --watch-config    reload when a configuration file changes, as on SIGHUP (env SHIM_WATCH_CONFIG=true)
+  --log-level L     fatal | error | warn | info (default) | debug (adds tasks/get polls) | trace | silent: JSON lines
+                    on stderr, pretty on a terminal (env SHIM_LOG_LEVEL)
+  --log-arguments   request lines carry tool arguments, which may hold secrets (env SHIM_LOG_ARGUMENTS=true)
   --policy FILE     per-tool task policies, JSON (env SHIM_POLICY_FILE)
   --auth MODE       none | tokens | jwt (env SHIM_AUTH); default: from the key material given, else none
   --tokens FILE     bearer tokens → principals, JSON (env SHIM_TOKENS_FILE)
@@ -121,11 +124,14 @@ async function main(argv: string[]): Promise<number> {
 
   // Loaded only now, so that usage and configuration errors answer at once.
   const { startShim } = await import('../shim.js');
+  const { createLogger } = await import('../observe/logger.js');
+  // JSON lines on stderr; stdout keeps the start-up lines (docs/operations.md, "Logs").
+  const logger = createLogger({ level: config.logLevel, pretty: process.stderr.isTTY === true });
   const demo = command === 'start' && !config.upstreamUrl ? await startDemo(demoKind) : undefined;
   const upstreamUrl = config.upstreamUrl ?? (demo as { url: string }).url;
   let shim: Shim;
   try {
-    shim = await startShim({ ...config, upstreamUrl });
+    shim = await startShim({ ...config, upstreamUrl }, { logger });
   } catch (err) {
     await demo?.close();
     process.stderr.write(`mcp-tasks-shim: cannot start: ${err instanceof Error ? err.message : String(err)}\n`);
@@ -149,6 +155,7 @@ async function main(argv: string[]): Promise<number> {
   if (config.role !== 'all') process.stdout.write(`  role:     ${config.role === 'api' ? 'api (serves /mcp; workers run its task jobs)' : 'worker (runs task jobs; no /mcp)'}\n`);
   process.stdout.write(`  store:    ${config.redisUrl ? `redis ${redactUrl(config.redisUrl)}${config.redisCluster ? ' (cluster)' : ''}` : 'embedded (single process)'}\n`);
   process.stdout.write(`  auth:     ${config.auth.mode}\n`);
+  logger.info({ url: shim.url, version: packageVersion(), role: config.role, store: config.redisUrl ? 'redis' : 'embedded', auth: config.auth.mode }, 'listening');
   // A worker plans no calls: the table is the replicas' that serve /mcp.
   if (config.role !== 'worker') announcePolicies(shim);
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TASK_POLICIES } from '../core/policy.js';
+import { LOG_LEVELS } from '../observe/log-levels.js';
 import { UPSTREAM_PROTOCOLS } from '../upstream/discovery.js';
 import { AuthSchema } from './auth-schema.js';
 import { checkCutover, CUTOVER_DEFAULTS, CUTOVER_FIELDS } from './cutover.js';
@@ -99,6 +100,10 @@ export const ConfigSchema = z.strictObject({
   shutdownDelayMs: z.number().int().min(0).max(600_000),
   /** Reload the configuration when one of its files changes, as on SIGHUP (docs/operations.md, "Reloading"). */
   watchConfig: z.boolean(),
+  /** The least severe log line written (docs/operations.md, "Logs"); `silent` writes none. */
+  logLevel: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }),
+  /** Request lines carry the tool arguments of `tools/call` and `tasks/create`: they may hold secrets, so off by default. */
+  logArguments: z.boolean(),
   workerConcurrency: z.number().int().min(1).max(10_000),
   /** A dead replica's jobs are handed to another worker within about twice this (lock expiry, then two stall checks). */
   jobLockMs: z.number().int().min(1_000).max(600_000),
@@ -154,6 +159,8 @@ export const DEFAULT_CONFIG: ShimConfig = {
   shutdownGraceMs: 25_000,
   shutdownDelayMs: 5_000,
   watchConfig: false,
+  logLevel: 'info',
+  logArguments: false,
   workerConcurrency: 64,
   jobLockMs: 30_000,
   allowedOrigins: [],

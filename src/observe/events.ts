@@ -1,4 +1,5 @@
 import type { Wire } from '../core/task.js';
+import type { Reply } from '../wire/reply.js';
 
 /**
  * What the shim records about its traffic (docs/dashboard.md). `passthrough` is old-API session
@@ -31,6 +32,12 @@ export interface RequestEvent {
   protocolVersion?: string;
   /** Epoch ms; default now. */
   at?: number;
+  /**
+   * The request's params and the shim's answer (absent when the upstream answered), for the
+   * request log, which reads them only when it writes a line. Never stored or counted.
+   */
+  params?: Record<string, unknown>;
+  reply?: Reply;
 }
 
 export const TASK_EVENTS = ['created', 'completed', 'failed', 'cancelled'] as const;
@@ -38,6 +45,8 @@ export type TaskEventKind = (typeof TASK_EVENTS)[number];
 
 export interface TaskEvent {
   kind: TaskEventKind;
+  /** For the log; the counts do not use it. */
+  taskId?: string;
   wire: Wire;
   tool: string;
   createdAt: number;

@@ -7,10 +7,13 @@ import type { WorkQueue } from '../execution/work-queue.js';
 import type { SessionRecord } from '../session/session-store.js';
 import type { TaskStore } from '../store/task-store.js';
 import type { AggregateStore } from './aggregates.js';
+import type { Recorder } from './events.js';
+import type { Logger } from './logger.js';
 import { MemoryAggregateStore } from './memory-aggregates.js';
 import { ShimMetrics } from './metrics.js';
 import { TrafficRecorder } from './recorder.js';
 import { RedisAggregateStore } from './redis-aggregates.js';
+import { LoggingRecorder } from './request-log.js';
 import { Reports } from './report.js';
 import { observabilityRoutes } from './routes.js';
 import { observeTaskLifecycle } from './task-events.js';
@@ -37,6 +40,8 @@ export interface ObservabilityOptions {
   /** A legacy session, for attributing a refused request to its client. */
   sessionOf: (sessionId: string) => Promise<SessionRecord | undefined>;
   log: (message: string) => void;
+  /** Where the request and task lifecycle lines go (docs/operations.md, "Logs"); none without it. */
+  logger?: Logger;
   /** The upstream tools' effective policies, for the dashboard. */
   policies?: () => Promise<PolicyTable>;
   /** This replica's SSE stream budget, read at scrape time. */
@@ -71,12 +76,14 @@ export function createObservability(options: ObservabilityOptions): Observabilit
     flushMs: options.flushMs,
     log: options.log,
   });
-  observeTaskLifecycle(store, recorder);
+  // The log hears what the recorder records, at the same points.
+  const heard: Recorder = options.logger ? new LoggingRecorder(recorder, options.logger, config.logArguments) : recorder;
+  observeTaskLifecycle(store, heard);
   recorder.start();
   return {
     recorder,
-    legacyHooks: new OldApiHooks(recorder, options.sessionOf),
-    observeSep2663: observeSep2663(recorder),
+    legacyHooks: new OldApiHooks(heard, options.sessionOf),
+    observeSep2663: observeSep2663(heard),
     routes: observabilityRoutes({
       reports,
       metrics,

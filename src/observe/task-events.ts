@@ -4,6 +4,7 @@ import type { TaskStore } from '../store/task-store.js';
 import type { Recorder, TaskEventKind } from './events.js';
 
 interface Known {
+  taskId: string;
   wire: Wire;
   tool: string;
   createdAt: number;
@@ -24,7 +25,7 @@ const MAX_KNOWN = 10_000;
  */
 export function observeTaskLifecycle(store: TaskStore, recorder: Recorder): TaskStore {
   const known = new Map<string, Known>();
-  const describe = (task: TaskRecord): Known => ({ wire: task.origin, tool: task.tool, createdAt: task.createdAt, expiresAt: task.createdAt + task.ttlMs });
+  const describe = (task: TaskRecord): Known => ({ taskId: task.taskId, wire: task.origin, tool: task.tool, createdAt: task.createdAt, expiresAt: task.createdAt + task.ttlMs });
   const remember = (task: TaskRecord): Known => {
     const entry = describe(task);
     if (known.size >= MAX_KNOWN) known.delete(known.keys().next().value as string);
@@ -32,7 +33,7 @@ export function observeTaskLifecycle(store: TaskStore, recorder: Recorder): Task
     return entry;
   };
   const emit = (kind: TaskEventKind, task: Known, at: number): void => {
-    recorder.task({ kind, wire: task.wire, tool: task.tool, createdAt: task.createdAt, expiresAt: task.expiresAt, at });
+    recorder.task({ kind, taskId: task.taskId, wire: task.wire, tool: task.tool, createdAt: task.createdAt, expiresAt: task.expiresAt, at });
   };
 
   const { create, load, finish, cancel } = store;

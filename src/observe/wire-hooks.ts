@@ -71,7 +71,7 @@ class OldApiVisit implements LegacyVisit {
   answered(reply: Reply, at?: number): void {
     try {
       const method = this.method();
-      this.record(method, false, replyOutcome(reply), at);
+      this.record(method, false, replyOutcome(reply), at, reply);
       if (reply.kind === 'stream') this.res?.once('close', this.recorder.streamOpened(method === 'GET' ? 'legacy-get' : 'legacy-result'));
     } catch {
       // Recording never fails a request.
@@ -91,7 +91,7 @@ class OldApiVisit implements LegacyVisit {
     return this.req.method !== 'POST' ? (this.req.method ?? 'GET') : methodOf(this.message);
   }
 
-  private record(method: string, forwarded: boolean, outcome: Outcome, at = performance.now()): void {
+  private record(method: string, forwarded: boolean, outcome: Outcome, at = performance.now(), reply?: Reply): void {
     const { message, session, req } = this;
     const params = message?.params;
     const clientInfo = session?.clientInfo ?? (method === 'initialize' ? clientInfoOf(params?.clientInfo) : undefined);
@@ -105,6 +105,8 @@ class OldApiVisit implements LegacyVisit {
       protocolVersion: session?.protocolVersion ?? stringOr(params?.protocolVersion, header(req.headers, 'mcp-protocol-version')),
       outcome,
       latencyMs: at - this.startedAt,
+      params,
+      reply,
     });
   }
 }
@@ -133,6 +135,8 @@ export function observeSep2663(recorder: Recorder) {
         protocolVersion: stringOr(meta?.[META.protocolVersion], header(req.headers, 'mcp-protocol-version')),
         outcome: replyOutcome(reply),
         latencyMs: performance.now() - startedAt,
+        params,
+        reply,
       });
       if (reply.kind === 'stream') res.once('close', recorder.streamOpened('listen'));
     } catch {

@@ -1,6 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import { ErrorCode, ShimError, UpstreamRpcError } from '../core/errors.js';
+import { ErrorCode, ShimError, UnavailableError, UpstreamRpcError } from '../core/errors.js';
 import type { NativeOutcome, NativeResume, NativeRun, ToolInvoker, UpstreamTasks } from '../core/ports.js';
 import { declaresToolTasks } from '../core/policy.js';
 import {
@@ -10,7 +10,7 @@ import {
   type UpstreamProtocolSetting,
   type UpstreamReport,
 } from './discovery.js';
-import { UpstreamPool, type CallOptions } from './pool.js';
+import { UpstreamPool, type CallOptions, type UpstreamPoolOptions } from './pool.js';
 import type { SdkClientOptions } from './sdk-client.js';
 import { CachedToolCatalog } from './tool-catalog.js';
 import { DEFAULT_MIRROR_LIMITS, UpstreamTaskSession, type MirrorLimits } from './upstream-task.js';
@@ -19,6 +19,8 @@ export interface UpstreamGatewayOptions extends SdkClientOptions {
   protocol: UpstreamProtocolSetting;
   /** Idle pooled clients kept (see UpstreamPool). */
   maxIdle?: number;
+  /** See UpstreamPool. */
+  onUnreachable?: UpstreamPoolOptions['onUnreachable'];
   limits?: Partial<MirrorLimits>;
 }
 
@@ -175,7 +177,13 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
   }
 
   private async withSession(sessionId: string | undefined, fn: (session: UpstreamTaskSession) => Promise<NativeOutcome>): Promise<NativeOutcome> {
-    const session = await UpstreamTaskSession.open(this.options, this.limits, sessionId);
+    let session: UpstreamTaskSession;
+    try {
+      session = await UpstreamTaskSession.open(this.options, this.limits, sessionId);
+    } catch (err) {
+      if (err instanceof UnavailableError && !this.closed) this.options.onUnreachable?.('initialize (task session)', err);
+      throw err;
+    }
     this.sessions.add(session);
     try {
       return await fn(session);

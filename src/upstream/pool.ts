@@ -33,6 +33,11 @@ export interface UpstreamPoolOptions extends SdkClientOptions {
   maxIdle?: number;
   /** Sessions opened at once; a burst of jobs waits its turn rather than flooding the upstream. */
   maxConnecting?: number;
+  /**
+   * Hears a failure to reach the upstream (no JSON-RPC answer: refused, closed, timed out), with
+   * the operation that met it, for the log. An error the upstream answered is the caller's news.
+   */
+  onUnreachable?: (operation: string, err: unknown) => void;
 }
 
 const DEFAULT_MAX_IDLE = 16;
@@ -55,7 +60,7 @@ export class UpstreamPool {
   constructor(private readonly options: UpstreamPoolOptions) {}
 
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown>> {
-    return this.withClient(async (pooled) => {
+    return this.withClient(`tools/call ${name}`, async (pooled) => {
       pooled.lease.onInput = options.onInput;
       const onProgress = options.onProgress;
       const result = await pooled.client.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema, {
@@ -72,7 +77,7 @@ export class UpstreamPool {
 
   /** Every tool of the upstream, all pages. */
   async listTools(): Promise<Tool[]> {
-    return this.withClient(async ({ client }) => {
+    return this.withClient('tools/list', async ({ client }) => {
       const tools: Tool[] = [];
       let cursor: string | undefined;
       do {
@@ -86,18 +91,19 @@ export class UpstreamPool {
 
   /** A plain request translated for a stateless client (resources, prompts, ping). */
   async request<S extends z.ZodType>(method: string, params: Record<string, unknown> | undefined, schema: S, signal?: AbortSignal): Promise<z.infer<S>> {
-    return this.withClient(({ client }) => client.request({ method, params } as never, schema as never, { signal }) as Promise<z.infer<S>>);
+    return this.withClient(method, ({ client }) => client.request({ method, params } as never, schema as never, { signal }) as Promise<z.infer<S>>);
   }
 
   /** What the upstream said it serves when a client connected (the same for every session). */
   async capabilities(): Promise<Record<string, unknown>> {
-    this.serverCapabilities ??= await this.withClient(async ({ client }) => (client.getServerCapabilities() ?? {}) as Record<string, unknown>);
+    this.serverCapabilities ??= await this.withClient('initialize', async ({ client }) => (client.getServerCapabilities() ?? {}) as Record<string, unknown>);
     return this.serverCapabilities;
   }
 
   async ping(): Promise<boolean> {
     try {
-      await this.withClient(({ client }) => client.ping());
+      // Readiness probes ask often; their answer (`/readyz`) is the report.
+      await this.withClient(undefined, ({ client }) => client.ping());
       return true;
     } catch {
       return false;
@@ -112,17 +118,35 @@ export class UpstreamPool {
     await Promise.allSettled(clients.map((c) => c.client.close()));
   }
 
-  private async withClient<T>(fn: (pooled: PooledClient) => Promise<T>): Promise<T> {
-    const pooled = this.idle.pop() ?? (await this.open());
+  /** Runs `fn` on a pooled client; `operation` names it to `onUnreachable` (none: not reported). */
+  private async withClient<T>(operation: string | undefined, fn: (pooled: PooledClient) => Promise<T>): Promise<T> {
+    let pooled: PooledClient;
+    try {
+      pooled = this.idle.pop() ?? (await this.open());
+    } catch (err) {
+      this.unreachable(operation, err);
+      throw err;
+    }
     let healthy = true;
     try {
       return await fn(pooled);
     } catch (err) {
       healthy = err instanceof McpError && err.code !== SdkErrorCode.ConnectionClosed;
+      if (!healthy) this.unreachable(operation, err);
       throw translateError(err);
     } finally {
       pooled.lease.onInput = undefined;
       this.release(pooled, healthy);
+    }
+  }
+
+  private unreachable(operation: string | undefined, err: unknown): void {
+    // A call the client or the task's cancel aborted did reach the upstream.
+    if (operation === undefined || this.closed || (err instanceof Error && err.name === 'AbortError')) return;
+    try {
+      this.options.onUnreachable?.(operation, err);
+    } catch {
+      // The log never fails a call.
     }
   }
 

@@ -91,9 +91,16 @@ const SDK_PREFIX = /^MCP error -?\d+: /;
 export function translateError(err: unknown): unknown {
   if (err instanceof ShimError) return err;
   if (err instanceof McpError) {
-    if (err.code === SdkErrorCode.ConnectionClosed) return new UnavailableError('upstream');
+    if (err.code === SdkErrorCode.ConnectionClosed) return unavailable('upstream', err);
     return new UpstreamRpcError(err.code, err.message.replace(SDK_PREFIX, ''), err.data);
   }
   if (err instanceof Error && err.name === 'AbortError') return err;
-  return new UnavailableError(`upstream (${err instanceof Error ? err.message : String(err)})`);
+  return unavailable(`upstream (${err instanceof Error ? err.message : String(err)})`, err);
+}
+
+/** Keeps what went wrong below (`ECONNREFUSED` under `fetch failed`) as the cause, for the log. */
+function unavailable(what: string, cause: unknown): UnavailableError {
+  const error = new UnavailableError(what);
+  error.cause = cause;
+  return error;
 }

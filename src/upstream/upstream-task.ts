@@ -109,16 +109,22 @@ export class UpstreamTaskSession {
     private readonly client: Client,
     private readonly transport: StreamableHTTPClientTransport,
     private readonly limits: MirrorLimits,
+    /** Hears a mirror that gave up on an unreachable upstream (for the log). */
+    private readonly onUnreachable?: (operation: string, err: unknown) => void,
   ) {
     client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => this.statusListener?.(notification.params));
   }
 
   /** A new upstream session, or (with `sessionId`) the session a mirror ran in before its replica died. */
-  static async open(options: SdkClientOptions, limits: MirrorLimits, sessionId?: string): Promise<UpstreamTaskSession> {
+  static async open(
+    options: SdkClientOptions & { onUnreachable?: (operation: string, err: unknown) => void },
+    limits: MirrorLimits,
+    sessionId?: string,
+  ): Promise<UpstreamTaskSession> {
     // The client's input handlers look the session up when a request arrives, after it exists.
     const made: { session?: UpstreamTaskSession } = {};
     const { client, transport } = await connectWithRetries(() => openSdkClient(options, () => made.session?.inputHandler, sessionId));
-    made.session = new UpstreamTaskSession(client, transport, limits);
+    made.session = new UpstreamTaskSession(client, transport, limits, options.onUnreachable);
     return made.session;
   }
 
@@ -336,6 +342,7 @@ export class UpstreamTaskSession {
   }
 
   private unreachable(taskId: string, error: unknown): NativeOutcome {
+    this.onUnreachable?.(`mirror of upstream task ${taskId}`, error);
     const why = error instanceof Error ? error.message : String(error);
     return failed(`The upstream became unreachable while it ran task ${taskId} (${this.limits.unreachableAttempts} attempts): ${why}`);
   }

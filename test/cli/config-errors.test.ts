@@ -62,6 +62,14 @@ describe('mcp-tasks-shim CLI configuration errors exit 2 with a clear message', 
     await expectConfigError(['serve', '--upstream', UPSTREAM, '--port', 'abc'], {}, /--port: expected a whole number, got "abc"/);
   });
 
+  it('--log-level loud', async () => {
+    await expectConfigError(['serve', '--upstream', UPSTREAM, '--log-level', 'loud'], {}, /--log-level: must be one of fatal, error, warn, info, debug, trace, silent/);
+  });
+
+  it('SHIM_LOG_LEVEL=verbose', async () => {
+    await expectConfigError(['serve', '--upstream', UPSTREAM], { SHIM_LOG_LEVEL: 'verbose' }, /SHIM_LOG_LEVEL: must be one of fatal, error/);
+  });
+
   it('--port out of range', async () => {
     await expectConfigError(['serve', '--upstream', UPSTREAM, '--port', '70000'], {}, /--port: .*65535/);
   });

@@ -22,4 +22,6 @@ export interface LegacyDeps {
   streams: OpenStreams;
   /** Traffic recording (src/observe/wire-hooks.ts). */
   hooks?: LegacyHooks;
+  /** Hears a request to the upstream that got no answer (for the log); the client gets its error anyway. */
+  onUpstreamUnreachable?: (operation: string, err: unknown) => void;
 }

@@ -48,6 +48,7 @@ async function openSession(deps: LegacyDeps, request: JsonRpcRequest, principal:
   try {
     answer = await postUpstream(deps, request, {});
   } catch (err) {
+    deps.onUpstreamUnreachable?.('initialize', err);
     return refused(json(502, errorResponse(request.id, new InternalError(`Upstream unreachable: ${(err as Error).message}`))));
   }
   if (!answer.response) return refused(json(502, errorResponse(request.id, new InternalError(`Upstream answered initialize with HTTP ${answer.status}`))));

@@ -45,6 +45,8 @@ export class Passthrough {
     upstreamUrl: string,
     /** The shim's own credentials at the upstream (lower-case names, so they replace the client's). */
     upstreamHeaders: Readonly<Record<string, string>> = {},
+    /** Hears a forward the upstream did not answer (for the log); the client gets a 502. */
+    private readonly onUnreachable?: (operation: string, err: Error) => void,
   ) {
     const target = new URL(upstreamUrl);
     // No timeouts of undici's own: a forwarded tool call or SSE answer may take as long as the
@@ -70,7 +72,7 @@ export class Passthrough {
     for (const item of this.credentials) headers.push(item);
     if (session.upstreamSessionId) headers.push('mcp-session-id', session.upstreamSessionId);
     for (const item of this.fromUrl) headers.push(item);
-    const relay = new Relay(res, session.clientSessionId);
+    const relay = new Relay(res, session.clientSessionId, this.onUnreachable);
     res.once('close', () => {
       relay.clientGone();
       observer?.forwarded(res.statusCode);
@@ -96,6 +98,7 @@ class Relay implements Dispatcher.DispatchHandler {
   constructor(
     private readonly res: ServerResponse,
     private readonly clientSessionId: string | undefined,
+    private readonly onUnreachable?: (operation: string, err: Error) => void,
   ) {}
 
   /** Stops the upstream request now, or as soon as undici starts it. */
@@ -132,6 +135,7 @@ class Relay implements Dispatcher.DispatchHandler {
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
     const res = this.res;
     if (this.gone) return;
+    this.onUnreachable?.('forward', err);
     if (res.headersSent) {
       res.destroy();
       return;

@@ -22,6 +22,7 @@ export async function rewriteToolsList(deps: LegacyDeps, session: SessionRecord,
       'mcp-protocol-version': session.protocolVersion,
     });
   } catch (err) {
+    deps.onUpstreamUnreachable?.('tools/list', err);
     return json(200, errorResponse(request.id, new InternalError(`Upstream unreachable: ${(err as Error).message}`)));
   }
   if (!answer.response) return json(200, errorResponse(request.id, new InternalError(`Upstream answered tools/list with HTTP ${answer.status}`)));
