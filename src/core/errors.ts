@@ -127,13 +127,6 @@ export class LimitExceededError extends ShimError {
 /** The upstream answered a call with a JSON-RPC error; it is carried to the client unchanged. */
 export class UpstreamRpcError extends ShimError {}
 
-/** A store refused a transition the state machine does not allow: a bug, never a client error. */
-export class IllegalTransitionError extends InternalError {
-  constructor(taskId: string, from: string, to: string) {
-    super(`Illegal task transition ${from} -> ${to} for ${taskId}`);
-  }
-}
-
 /**
  * The legacy tasks API is switched off (`--legacy off`): an old-wire task request gets this, under
  * HTTP 410, and the message names the migration guide. Tasks created before stay readable on the

@@ -28,7 +28,7 @@ const MAX_RERUNS = 1;
  * something in mirroring it kills its workers.
  */
 const MAX_RESUMES = 3;
-/** How long a job waits for Redis to read its task before giving up (BullMQ then records the failure). */
+/** How long a job waits for Redis to read its task before giving up (the queue then ends the job; its task expires with its TTL). */
 const LOAD_RETRY_MS = 60_000;
 
 /**

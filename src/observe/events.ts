@@ -10,7 +10,6 @@ export const OBSERVED_WIRES = ['sep2663', 'mcp-2025-11-25', 'tasks-create', 'pas
 export type ObservedWire = (typeof OBSERVED_WIRES)[number];
 
 /** Everything but `sep2663` is the old API the cutover switches off. */
-export const OLD_WIRES: readonly ObservedWire[] = ['mcp-2025-11-25', 'tasks-create', 'passthrough'];
 export function isOldWire(wire: ObservedWire): boolean {
   return wire !== 'sep2663';
 }

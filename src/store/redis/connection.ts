@@ -30,7 +30,7 @@ export interface RedisClient {
 /**
  * What a connection is for:
  * - `commands`: request-path commands, which must fail fast while Redis is down (see REQUEST_DEADLINE_MS);
- * - `waiting`: SUBSCRIBE and BullMQ's blocking commands, which wait out an outage instead of failing;
+ * - `waiting`: SUBSCRIBE and the work queue's blocking BLMOVE, which wait out an outage instead of failing;
  * - `unqueued`: no offline queue at all, for writers that keep their data in memory until Redis is back.
  */
 export type ConnectionRole = 'commands' | 'waiting' | 'unqueued';

@@ -1,7 +1,6 @@
 /** Names fixed by MCP 2025-11-25 (and shared by the tasks/create dialect). */
 export const LEGACY_PROTOCOL_VERSION = '2025-11-25';
 export const RELATED_TASK = 'io.modelcontextprotocol/related-task';
-export const MODEL_IMMEDIATE_RESPONSE = 'io.modelcontextprotocol/model-immediate-response';
 
 /** Server capabilities merged into the upstream's on `initialize` (2025-11-25 only). */
 export const LEGACY_TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } } as const;
