@@ -2,7 +2,7 @@ import type { Reply } from '../wire/reply.js';
 import type { Recorder, RequestEvent, StreamKind, TaskEvent } from './events.js';
 import type { Logger } from './logger.js';
 
-/** Polls: a client repeats them every few seconds for each open task, so they log at `debug`. */
+/** Polls: a client repeats them every few seconds for each open task, so they log at `debug` (with forwarded traffic). */
 const POLLS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/status']);
 /** The methods whose params carry tool arguments (logged only with `logArguments`). */
 const CALLS: ReadonlySet<string> = new Set(['tools/call', 'tasks/create']);
@@ -33,7 +33,9 @@ export class LoggingRecorder implements Recorder {
   record(event: RequestEvent): void {
     this.inner.record(event);
     if (!this.info) return;
-    const poll = POLLS.has(event.method);
+    // Polls and forwarded traffic (pings, tools/list, plain calls of a legacy session) come by the
+    // thousand per second; at `info` the lines are the task API's requests and opened sessions.
+    const poll = POLLS.has(event.method) || (event.wire === 'passthrough' && event.method !== 'initialize');
     if (poll && !this.debug) return;
     try {
       const params = event.params;

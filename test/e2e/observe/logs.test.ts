@@ -162,6 +162,8 @@ describe('the log', () => {
     const forward = await waitForLine(debug, 'upstream unreachable', { operation: 'forward' });
     expect(forward.level).toBe(50);
     expect(`${String(forward.error)} ${String(forward.cause)}`).toMatch(GONE);
+    // Lines are written asynchronously: the request's own line may follow the failure's.
+    await waitForLine(debug, 'request', { method: 'ping', wire: 'passthrough', outcome: 'http_502' });
     expect(requestLines(debug, { method: 'ping', wire: 'passthrough', outcome: 'http_502' })).toHaveLength(1);
 
     await expect(LegacySession.open(debug.url, { token: TOKEN })).rejects.toThrow();
