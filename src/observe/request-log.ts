@@ -62,9 +62,11 @@ export class LoggingRecorder implements Recorder {
 
   task(event: TaskEvent): void {
     this.inner.task(event);
-    if (!this.info) return;
+    // A creation is already the `info` line of the request that created the task, with its id.
+    const created = event.kind === 'created';
+    if (created ? !this.debug : !this.info) return;
     try {
-      this.logger.info(
+      this.logger[created ? 'debug' : 'info'](
         {
           taskId: event.taskId,
           wire: event.wire,
