@@ -21,7 +21,7 @@ interface Bucket {
   record?: SessionRecord;
   recordExpiresAt: number;
   tasks: Map<string, { createdAt: number; expiresAt: number }>;
-  /** Task id -> until when this session watches it. */
+  /** Task id -> until when the session watches it. */
   watch: Map<string, number>;
   streams: Map<string, StreamLog>;
   seq: number;

@@ -12,7 +12,7 @@ export interface SessionKeys {
   tasks: string;
   /** ZSET task id -> createdAt + retention: when each index entry goes. */
   taskExpiry: string;
-  /** ZSET task id -> until when this session's streams deliver the task's pushes. */
+  /** ZSET task id -> until when the session's streams deliver the task's pushes. */
   watch: string;
   /** STRING: the session's event counter, shared by all its streams. */
   seq: string;

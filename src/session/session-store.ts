@@ -70,7 +70,7 @@ export interface SessionStore {
    */
   sweepDue(limit: number): Promise<DueSessions>;
 
-  /** Indexes a task created in this session (`tasks/list` shows exactly these). */
+  /** Indexes a task created in the session (`tasks/list` shows exactly these). */
   addTask(sessionId: string, entry: TaskPageEntry, retentionMs: number): Promise<void>;
   /**
    * Newest first, strictly after `after` (the last entry of the previous page), at most `limit`.
@@ -78,7 +78,7 @@ export interface SessionStore {
    */
   listTasks(sessionId: string, after: TaskPageEntry | undefined, limit: number): Promise<TaskPageEntry[]>;
 
-  /** A task whose pushes this session's streams deliver (created here, or read here last). */
+  /** A task whose pushes the session's streams deliver (created in it, or read in it last). */
   watchTask(sessionId: string, taskId: string, retentionMs: number): Promise<void>;
   watchedTasks(sessionId: string): Promise<string[]>;
 
