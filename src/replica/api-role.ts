@@ -58,11 +58,7 @@ export function startApiRole(options: ApiRoleOptions): ApiRole {
   const sep2663 = new Sep2663Handler({
     service,
     catalog: gateway.catalog,
-    upstream: {
-      listTools: () => gateway.listTools() as never,
-      capabilities: () => gateway.capabilities(),
-      request: (m, p, s, signal) => gateway.request(m, p, s, signal),
-    },
+    upstream: gateway,
     serverInfo,
     instructions: 'Long-running tools may answer with a task handle; poll it with tasks/get.',
     keepAliveMs: config.listenKeepAliveMs,

@@ -57,11 +57,7 @@ beforeAll(async () => {
   handler = new Sep2663Handler({
     service,
     catalog: gateway.catalog,
-    upstream: {
-      listTools: () => gateway.listTools() as never,
-      capabilities: () => gateway.capabilities(),
-      request: (method, params, schema, signal) => gateway.request(method, params, schema, signal),
-    },
+    upstream: gateway,
     serverInfo: { name: 'handler-test', version: '1.0.0' },
     keepAliveMs: 15_000,
     maxListenTaskIds: 10,
