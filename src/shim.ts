@@ -115,17 +115,10 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   // An `api` replica only queues: workers elsewhere take its jobs (docs/operations.md, "Replica roles").
   const worker = runsWorker ? startWorkerRole({ store: stores.store, queue: stores.queue, gateway, policies }) : undefined;
   const api = runsApi ? startApiRole({ config, stores, upstream, policies, authenticate, cutover, observability, streams }) : undefined;
-  const http = await listen({
-    config,
-    mcp: api?.handleMcp,
-    routes: observability.routes,
-    readiness: { store: () => stores.store.ping(), upstream: () => gateway.ping() },
-    onError: (err) => log(`unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
-  });
 
   /**
    * The end of every stop, once no job of this replica runs and the listener is closed: the last
-   * figures, the upstream clients (a call or mirror still open belongs to a job handed on), then
+   * figures, the upstream clients (a call or mirror still open belongs to a released job), then
    * the stores, which every part before writes to.
    */
   const releaseConnections = async (): Promise<void> => {
@@ -134,6 +127,19 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     await upstream.close();
     await stores.close();
   };
+  const http = await listen({
+    config,
+    mcp: api?.handleMcp,
+    routes: observability.routes,
+    readiness: { store: () => stores.store.ping(), upstream: () => gateway.ping() },
+    onError: (err) => log(`unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
+  }).catch(async (err: unknown) => {
+    // A port that cannot be bound: nothing was served, so nothing waits for a grace.
+    api?.stopStreams();
+    await worker?.stop(0);
+    await releaseConnections();
+    throw err;
+  });
   let live = config;
 
   return {

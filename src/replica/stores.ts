@@ -95,7 +95,7 @@ export function openStores(config: ShimConfig, { sharedSessions }: { sharedSessi
     intake,
     ready: () =>
       withTimeout(store.subscriptionReady(), STORE_READY_MS, storeUnreachable(config)).catch(async (err: unknown) => {
-        await Promise.allSettled([close()]);
+        await close().catch(() => undefined);
         throw err;
       }),
     close,

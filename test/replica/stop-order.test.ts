@@ -1,3 +1,5 @@
+import { createServer, type AddressInfo } from 'node:net';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, type ShimConfig } from '../../src/config/schema.js';
 import { startNativeUpstream, type NativeUpstream } from '../../src/demo-native-upstream/server.js';
@@ -6,7 +8,7 @@ import { startDemoUpstream, type DemoUpstream } from '../../src/demo-upstream/se
 import { createLogger } from '../../src/observe/logger.js';
 import { startShim, type Shim } from '../../src/shim.js';
 import { startRedis, type RedisServer } from '../support/redis-server.js';
-import { Sep2663Client, textOf } from '../support/sep2663-client.js';
+import { pollUntil, Sep2663Client, textOf } from '../support/sep2663-client.js';
 
 /**
  * How a replica stops, seen from outside: replicas started in this process on one Redis, one of
@@ -125,5 +127,23 @@ describe('stopping a replica that runs a task (Redis, in process)', () => {
     expect(task.status).toBe('completed');
     expect(textOf(task.result)).toBe('Computed in-grace after 2s');
     expect(leaving.lines).toEqual([]);
+  });
+});
+
+describe('a replica that cannot bind its port', () => {
+  it('fails to start and closes every Redis connection it opened', { timeout: 30_000 }, async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const admin = new Redis(redis.url);
+    try {
+      const clients = async (): Promise<number> => ((await admin.client('LIST')) as string).trim().split('\n').length;
+      const before = await clients();
+      const port = (taken.address() as AddressInfo).port;
+      await expect(replica(plain.url, prefix(), { port })).rejects.toThrow(/EADDRINUSE/);
+      expect(await pollUntil(clients, (n) => n <= before, { timeoutMs: 5_000, intervalMs: 50 })).toBeLessThanOrEqual(before);
+    } finally {
+      admin.disconnect();
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 });
