@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { UnavailableError } from '../core/errors.js';
 import { callRedis, connect, disconnect, type RedisConnection, type RedisTarget } from '../store/redis/connection.js';
-import type { RunKeysScript } from '../store/redis/scripts.js';
+import { loadScripts, type RunKeysScript } from '../store/redis/scripts.js';
 import type { QueueKeys } from './queue-keys.js';
 import { settledWithin } from './settled-within.js';
-import { defineQueueScripts } from './queue-scripts.js';
 import type { Job, JobProcessor } from './work-queue.js';
+
+/** The queue's scripts (src/execution/queue-keys.ts describes their keys). */
+const SCRIPTS = new URL('./lua/', import.meta.url);
 
 export interface QueueWorkerOptions {
   target: RedisTarget;
@@ -62,8 +64,8 @@ export class QueueWorker {
   constructor(private readonly options: QueueWorkerOptions) {
     this.claimed = `${options.keys.claimed}${this.token}`;
     this.waiting = connect(options.target, 'waiting');
-    this.take = defineQueueScripts(this.waiting, ['take']).take;
-    this.scripts = defineQueueScripts(options.commands, ['renew', 'reclaim', 'done', 'release']);
+    this.take = loadScripts(this.waiting, SCRIPTS, ['take']).take;
+    this.scripts = loadScripts(options.commands, SCRIPTS, ['renew', 'reclaim', 'done', 'release']);
   }
 
   start(processor: JobProcessor): void {

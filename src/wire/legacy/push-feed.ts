@@ -1,14 +1,19 @@
+import { changeFanOut, type ChangeSource } from '../../core/change-fan-out.js';
 import { isTerminal, type TaskRecord, type TaskStatus } from '../../core/task.js';
 import type { SessionRecord, SessionStore } from '../../session/session-store.js';
-import type { TaskStore } from '../../store/task-store.js';
 import { pushId, RELATED_TASK } from './constants.js';
 import { renderMcpTask } from './render.js';
 import type { SessionStream } from './session-stream.js';
 
 export type FeedScope = { kind: 'get' } | { kind: 'result'; taskId: string };
 
+/** The task reads a feed makes, and the change events it follows (shared by every feed of the process). */
+export interface FeedTasks extends ChangeSource {
+  get(taskId: string, principal: string): Promise<TaskRecord | undefined>;
+}
+
 export interface PushFeedOptions {
-  tasks: TaskStore;
+  tasks: FeedTasks;
   sessions: SessionStore;
   session: SessionRecord;
   stream: SessionStream;
@@ -26,7 +31,9 @@ export interface PushFeedOptions {
  * outstanding `inputRequests` are the pushes still owed, so a stream that opens anywhere, at
  * any time, sends what is owed and then follows changes. A GET stream leaves a task alone while
  * a tasks/result stream for it is open somewhere, and each push is claimed by one open stream of
- * the session before it is written, so each message goes on exactly one stream.
+ * the session before it is written, so each message goes on exactly one stream. Every feed of the
+ * process follows changes through one shared subscription (`changeFanOut`), keyed by its session
+ * (GET) or its task (tasks/result).
  */
 export class PushFeed {
   private readonly sent = new Set<string>();
@@ -38,10 +45,9 @@ export class PushFeed {
 
   async start(): Promise<void> {
     const { tasks, sessions, session, scope } = this.options;
-    this.unsubscribe = tasks.subscribe((change) => {
-      const mine = scope.kind === 'result' ? change.taskId === scope.taskId : change.sessionId === session.sessionId;
-      if (mine) this.refresh(change.taskId, false);
-    });
+    const changes = changeFanOut(tasks);
+    const onChange = (taskId: string): void => void this.refresh(taskId, false);
+    this.unsubscribe = scope.kind === 'result' ? changes.onTask(scope.taskId, onChange) : changes.onSession(session.sessionId, onChange);
     const initial = scope.kind === 'result' ? [scope.taskId] : await sessions.watchedTasks(session.sessionId);
     await Promise.all(initial.map((taskId) => this.refresh(taskId, true)));
   }
