@@ -256,7 +256,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   // Lapsed sessions' upstream sessions are closed from whichever api replica sweeps first.
   const reaper = new SessionReaper({
     sessions,
-    limits,
+    service,
     upstream: { upstreamUrl: config.upstreamUrl, upstreamHeaders: config.upstreamHeaders },
     idleTtlMs: config.sessionIdleTtlMs,
   });

@@ -1,6 +1,6 @@
 import { isTerminal, type TaskRecord, type TaskStatus } from '../../core/task.js';
+import type { TaskFeed } from '../../core/task-change.js';
 import type { SessionRecord, SessionStore } from '../../session/session-store.js';
-import type { TaskStore } from '../../store/task-store.js';
 import { pushId, RELATED_TASK } from './constants.js';
 import { renderMcpTask } from './render.js';
 import type { SessionStream } from './session-stream.js';
@@ -8,7 +8,7 @@ import type { SessionStream } from './session-stream.js';
 export type FeedScope = { kind: 'get' } | { kind: 'result'; taskId: string };
 
 export interface PushFeedOptions {
-  tasks: TaskStore;
+  tasks: TaskFeed;
   sessions: SessionStore;
   session: SessionRecord;
   stream: SessionStream;
@@ -65,7 +65,7 @@ export class PushFeed {
   private async deliver(taskId: string, initial: boolean): Promise<void> {
     const { tasks, sessions, session, stream, scope } = this.options;
     if (stream.closed || !this.unsubscribe) return;
-    const task = await tasks.get(taskId, session.principal);
+    const task = await tasks.findTask(session.principal, taskId);
     if (!task) return;
     if (scope.kind === 'get' && (await sessions.hasResultStream(taskId))) return;
 

@@ -1,5 +1,5 @@
 import { isTerminal, type TaskRecord } from '../../core/task.js';
-import type { TaskStore, Unsubscribe } from '../../store/task-store.js';
+import type { TaskFeed, Unsubscribe } from '../../core/task-change.js';
 import { taskFrame } from './listen-frame.js';
 import { renderDetailedTask } from './render.js';
 
@@ -40,8 +40,8 @@ function sent(task: TaskRecord): Sent {
  *
  * Redis pub/sub drops what is published while the subscriber reconnects, and the store gives no
  * per-reconnect signal (`subscriptionReady` settles once). So a slow sweep reads every watched
- * task again every `sweepMs`: it bounds how late a missed change arrives, needs nothing from the
- * store but `load`, and covers any other lost message too. Its cost is one read per watched task
+ * task again every `sweepMs`: it bounds how late a missed change arrives, needs nothing but
+ * `loadTask`, and covers any other lost message too. Its cost is one read per watched task
  * (not per stream) per sweep, and it only runs while some stream watches something.
  */
 export class ListenHub {
@@ -58,7 +58,7 @@ export class ListenHub {
   private sweeping = false;
 
   constructor(
-    private readonly store: TaskStore,
+    private readonly tasks: TaskFeed,
     options: ListenHubOptions = {},
   ) {
     this.sweepMs = options.sweepMs ?? DEFAULT_SWEEP_MS;
@@ -73,7 +73,7 @@ export class ListenHub {
     const key = `${principal}\n${taskId}`;
     let pending = this.snapshots.get(key);
     if (!pending) {
-      pending = this.store.get(taskId, principal);
+      pending = this.tasks.findTask(principal, taskId);
       this.snapshots.set(key, pending);
       const forget = (): void => {
         this.snapshots.delete(key);
@@ -121,7 +121,7 @@ export class ListenHub {
 
   private start(): void {
     if (this.unsubscribe) return;
-    this.unsubscribe = this.store.subscribe((change) => {
+    this.unsubscribe = this.tasks.subscribe((change) => {
       if (this.watched.has(change.taskId)) void this.refresh(change.taskId);
     });
     this.sweepTimer = setInterval(() => void this.sweep(), this.sweepMs);
@@ -150,7 +150,7 @@ export class ListenHub {
           state.again = false;
           let task: TaskRecord | undefined;
           try {
-            task = await this.store.load(taskId);
+            task = await this.tasks.loadTask(taskId);
           } catch {
             continue; // A failed read is retried by the next change or sweep.
           }
