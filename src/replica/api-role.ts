@@ -83,7 +83,7 @@ export function startApiRole(options: ApiRoleOptions): ApiRole {
   // Lapsed sessions' upstream sessions are closed from whichever api replica sweeps first.
   const reaper = new SessionReaper({
     sessions: stores.sessions,
-    limits: stores.limits,
+    service,
     upstream: { upstreamUrl: config.upstreamUrl, upstreamHeaders: config.upstreamHeaders },
     idleTtlMs: config.sessionIdleTtlMs,
   });
