@@ -168,6 +168,7 @@ export class TaskRunner {
         deadline,
         onInput: (request, id, signal) => collectInput(store, task, request, signal, undefined, keyCarryingId(request.method, id)),
         onStatusMessage: (message) => progress.push(message),
+        clientCapabilities: task.clientCapabilities,
       });
       await progress.drain();
       await this.persist(task.taskId, deadline, async () => {
