@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import type { StoreKind } from '../../support/e2e-stack.js';
+import { Sep2663Client, textOf, type Json } from '../../support/sep2663-client.js';
+import { ALICE, useSep2663Stack } from '../../support/sep2663-upstream-stack.js';
+
+const STORES: StoreKind[] = ['redis', 'embedded'];
+const POLL_INTERVAL_MS = 500;
+const stack = useSep2663Stack({ stores: STORES, upstreamArgs: ['--poll-interval-ms', String(POLL_INTERVAL_MS)] });
+const CLIENTS = 50;
+const TERMINAL = ['completed', 'failed', 'cancelled'];
+
+// Sequential: each test counts every tasks/get the upstream received.
+describe.each(STORES)('one mirror per SEP-2663 upstream task (%s store)', (store) => {
+  it(`${CLIENTS} clients polling one task cause at most one upstream tasks/get per pollInterval`, { timeout: 60_000 }, async () => {
+    const c = new Sep2663Client(stack.shim(store).url, { token: ALICE });
+    const label = `polled-${store}`;
+    const before = (await stack.stats()).requests['tasks/get'] ?? 0;
+    const startedAt = Date.now();
+    const created = await c.createTask('slow', { seconds: 3, label });
+    const seen = new Set<string>();
+    const pollers = Array.from({ length: CLIENTS }, async () => {
+      for (;;) {
+        const task: Json = await c.result('tasks/get', { taskId: created.taskId });
+        if (task.statusMessage) seen.add(task.statusMessage);
+        if (TERMINAL.includes(task.status)) return task;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    });
+    const [done] = await Promise.all(pollers);
+    const elapsedMs = Date.now() - startedAt;
+    const upstreamGets = ((await stack.stats()).requests['tasks/get'] ?? 0) - before;
+
+    expect(textOf(done.result)).toBe(`Done ${label}`);
+    expect(seen.has(`Working ${label}`)).toBe(true);
+    expect(upstreamGets).toBeGreaterThan(0);
+    expect(upstreamGets).toBeLessThanOrEqual(Math.ceil(elapsedMs / POLL_INTERVAL_MS) + 1);
+  });
+});
