@@ -65,7 +65,9 @@ export class Sep2663UpstreamClient {
       const res = await request(this.options.url, { method: 'POST', headers, body, signal, dispatcher: this.agent });
       status = res.statusCode;
       contentType = String(res.headers['content-type'] ?? '');
-      text = await readBounded(res.body);
+      // A stream may stay open after the response (the spec says it SHOULD end): reading stops at the response.
+      const stream = contentType.includes('text/event-stream');
+      text = await readBounded(res.body, (sofar) => stream && readMessage(sofar, contentType, id) !== undefined);
     } catch (err) {
       if (options.signal?.aborted) throw Object.assign(new Error(`${method} aborted`), { name: 'AbortError' });
       const why = timeout.aborted ? `no answer to ${method} within ${options.timeoutMs} ms` : `${method}: ${err instanceof Error ? err.message : String(err)}`;
@@ -96,15 +98,17 @@ export class Sep2663UpstreamClient {
   }
 }
 
-async function readBounded(body: AsyncIterable<Buffer>): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
+/** The body as text, up to MAX_ANSWER_BYTES, or up to the chunk after which `enough` holds. */
+async function readBounded(body: AsyncIterable<Buffer>, enough: (text: string) => boolean): Promise<string> {
+  let text = '';
+  const decoder = new TextDecoder();
   for await (const chunk of body) {
-    size += chunk.length;
-    if (size > MAX_ANSWER_BYTES) throw new Error(`answer larger than ${MAX_ANSWER_BYTES} bytes`);
-    chunks.push(chunk);
+    if (text.length + chunk.length > MAX_ANSWER_BYTES) throw new Error(`answer larger than ${MAX_ANSWER_BYTES} bytes`);
+    text += decoder.decode(chunk, { stream: true });
+    // Leaving the loop destroys the body: the connection is not reused for a stream that stays open.
+    if (enough(text)) return text;
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return text + decoder.decode();
 }
 
 /** The JSON-RPC response to request `id`, from a JSON body or the events of an SSE body. */

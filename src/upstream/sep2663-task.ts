@@ -15,6 +15,17 @@ import type { MirrorLimits } from './upstream-task.js';
 const MAX_INPUT_ROUNDS = 16;
 /** A best-effort tasks/cancel after a fault waits at most this long. */
 const FAULT_CANCEL_MS = 2_000;
+/**
+ * The shortest timeout of a mirror's tasks/get: a short pollInterval must not turn a busy
+ * upstream's slower answer into an "unreachable" attempt.
+ */
+const MIN_REQUEST_MS = 5_000;
+/**
+ * The id an MRTR question of round `round` carries on the record: its answer belongs to the retry,
+ * never to a `tasks/update` (a resumed mirror skips it; the upstream's task keys are another space).
+ */
+const MRTR_ID = (round: number, key: string) => `mrtr/${round}/${key}`;
+const isMrtrId = (id: string | number) => typeof id === 'string' && id.startsWith('mrtr/');
 
 /** The input kinds the shim can relay, as the record's capabilities allow them. */
 const INPUT_KINDS = ['elicitation', 'sampling', 'roots'] as const;
@@ -27,6 +38,11 @@ function failed(message: string): NativeOutcome {
 
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** An error with its JSON-RPC code when it has one: the upstream's refusal reads as such. */
+function describe(err: unknown): string {
+  return err instanceof ShimError && !(err instanceof UnavailableError) ? `${err.code} ${err.message}` : messageOf(err);
 }
 
 /** A CallToolResult without the 2026 `resultType`: the record holds the tool's result for every wire. */
@@ -75,10 +91,10 @@ export class Sep2663Tasks {
       }
       if (answer.resultType === 'task') {
         if (run.signal.aborted || !(await run.onBound(answer.taskId, ''))) return this.forwardCancel(answer.taskId, capabilities);
-        return this.mirror(answer.taskId, answer.pollIntervalMs, run, capabilities, []);
+        return this.mirror(answer.taskId, answer.pollIntervalMs, answer.status, run, capabilities, []);
       }
       if (answer.resultType !== 'input_required') return { status: 'completed', result: toolResult(answer) };
-      const responses = await this.answerAll(answer.inputRequests ?? {}, run);
+      const responses = await this.answerAll(round, answer.inputRequests ?? {}, run);
       if ('fault' in responses) return responses.fault;
       params = { name: run.tool, arguments: run.args, inputResponses: responses.answers, ...(answer.requestState ? { requestState: answer.requestState } : {}) };
     }
@@ -87,13 +103,20 @@ export class Sep2663Tasks {
 
   /** Follows the upstream task of a lost mirror; what that mirror had parked is answered under the upstream's keys. */
   resume(resume: NativeResume): Promise<NativeOutcome> {
-    return this.mirror(resume.upstreamTaskId, undefined, resume, requestCapabilities(resume.clientCapabilities), resume.outstanding);
+    const parked = resume.outstanding.filter((input) => !isMrtrId(input.id));
+    return this.mirror(resume.upstreamTaskId, undefined, undefined, resume, requestCapabilities(resume.clientCapabilities), parked);
   }
 
   /** The MRTR answers of one round: every request asked on the record at once. */
-  private async answerAll(requests: Record<string, InputRequest>, hooks: NativeHooks): Promise<{ answers: Record<string, unknown> } | { fault: NativeOutcome }> {
+  private async answerAll(
+    round: number,
+    requests: Record<string, InputRequest>,
+    hooks: NativeHooks,
+  ): Promise<{ answers: Record<string, unknown> } | { fault: NativeOutcome }> {
     try {
-      const entries = await Promise.all(Object.entries(requests).map(async ([key, request]) => [key, await hooks.onInput(request, key, hooks.signal)] as const));
+      const entries = await Promise.all(
+        Object.entries(requests).map(async ([key, request]) => [key, await hooks.onInput(request, MRTR_ID(round, key), hooks.signal)] as const),
+      );
       return { answers: Object.fromEntries(entries) };
     } catch (err) {
       if (hooks.signal.aborted) throw err;
@@ -109,6 +132,8 @@ export class Sep2663Tasks {
   private async mirror(
     taskId: string,
     pollIntervalMs: number | undefined,
+    /** The status the task handle gave, when there was one: a later status may not go back from a terminal one. */
+    created: DetailedTask['status'] | undefined,
     hooks: NativeHooks,
     capabilities: Record<string, unknown>,
     outstanding: NativeResume['outstanding'],
@@ -127,10 +152,16 @@ export class Sep2663Tasks {
       const signal = AbortSignal.any([stop.signal, hooks.signal]);
       pending.set(key, { stop });
       answer(signal)
-        .then((value) => this.update(taskId, key, value, capabilities))
-        .catch((err: unknown) => {
-          if (!signal.aborted) fault ??= failed(`The answer to the upstream's input request ${key} of task ${taskId} did not reach it: ${messageOf(err)}`);
-        })
+        .then(
+          (value) =>
+            this.update(taskId, key, value, capabilities).catch((err: unknown) => {
+              fault ??= failed(`The upstream did not take the answer to input request ${key} of its task ${taskId}: ${describe(err)}`);
+            }),
+          (err: unknown) => {
+            // A withdrawn request (the upstream stopped listing it, the task ended) needs no answer.
+            if (!signal.aborted) fault ??= failed(`Input request ${key} of the upstream's task ${taskId} got no answer the upstream can take: ${describe(err)}`);
+          },
+        )
         .finally(() => {
           if (pending.get(key)?.stop === stop) pending.delete(key);
           wakeUp();
@@ -149,7 +180,8 @@ export class Sep2663Tasks {
         if (now >= hooks.deadline) return await this.cancelAfterFault(taskId, capabilities, failed(`The upstream's task ${taskId} did not finish within the task's TTL`));
         let task: DetailedTask;
         try {
-          task = await this.client.call('tasks/get', { taskId }, DetailedTask, { capabilities, timeoutMs: Math.min(pollMs * 4, Math.max(1, hooks.deadline - now)), signal: hooks.signal });
+          const timeoutMs = Math.min(Math.max(pollMs * 4, MIN_REQUEST_MS), Math.max(1, hooks.deadline - now));
+          task = await this.client.call('tasks/get', { taskId }, DetailedTask, { capabilities, timeoutMs, signal: hooks.signal });
           unreachable = 0;
         } catch (err) {
           if (hooks.signal.aborted) continue;
@@ -160,6 +192,9 @@ export class Sep2663Tasks {
           continue;
         }
         if (task.taskId !== taskId) return await this.cancelAfterFault(taskId, capabilities, failed(`The upstream's tasks/get for task ${taskId} describes another task (${task.taskId})`));
+        if (created && UPSTREAM_STATUS_TABLE[created].record !== 'live' && task.status !== created) {
+          return await this.cancelAfterFault(taskId, capabilities, failed(`The upstream's task ${taskId} went from ${created} back to ${task.status}`));
+        }
         pollMs = clamp(task.pollIntervalMs ?? pollMs);
         if (UPSTREAM_STATUS_TABLE[task.status].record !== 'live') return this.fromStatus(task);
         if (task.statusMessage) hooks.onStatusMessage(task.statusMessage);

@@ -15,6 +15,7 @@ const FAULTS: Array<[string, RegExp]> = [
   ['garbage_task', new RegExp(`^The upstream's tasks/get for task ${ID} is not a task: the upstream's tasks/get result is malformed \\(status: `)],
   ['lost_task', new RegExp(`^The upstream no longer knows task ${ID} \\(tasks/get: -32602 Failed to retrieve task: Task not found\\)$`)],
   ['other_task', new RegExp(`^The upstream's tasks/get for task ${ID} describes another task \\(${ID}\\)$`)],
+  ['status_backwards', new RegExp(`^The upstream's task ${ID} went from completed back to working$`)],
 ];
 
 describe.concurrent.each(STORES)('a SEP-2663 upstream that gets its tasks wrong (%s store)', (store) => {

@@ -18,6 +18,14 @@ describe.concurrent.each(STORES)('a SEP-2663 server behind the shim, SEP-2663 cl
     expect(textOf(reply.body.result)).toBe(`Echo: plain-${store}`);
   });
 
+  it('reads an answer on an event stream the upstream leaves open, without waiting for its end', async () => {
+    const startedAt = Date.now();
+    const reply = await client().callTool('echo', { text: `sse-${store}`, sse: true });
+    expect(textOf(reply.body.result)).toBe(`Echo: sse-${store}`);
+    // The fixture ends that stream only after 30 s.
+    expect(Date.now() - startedAt).toBeLessThan(5_000);
+  });
+
   it("backs the shim's task with the upstream's task: own id, statusMessage mirrored, the upstream result", async () => {
     const c = client();
     const label = `slow-${store}`;
