@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { StoreKind } from '../../support/e2e-stack.js';
-import { Sep2663Client, textOf, type Json } from '../../support/sep2663-client.js';
+import { pollTogether, Sep2663Client, textOf } from '../../support/sep2663-client.js';
 import { ALICE, useSep2663Stack } from '../../support/sep2663-upstream-stack.js';
 
 const STORES: StoreKind[] = ['redis', 'embedded'];
 const POLL_INTERVAL_MS = 500;
 const stack = useSep2663Stack({ stores: STORES, upstreamArgs: ['--poll-interval-ms', String(POLL_INTERVAL_MS)] });
 const CLIENTS = 50;
-const TERMINAL = ['completed', 'failed', 'cancelled'];
 
 // Sequential: each test counts every tasks/get the upstream received.
 describe.each(STORES)('one mirror per SEP-2663 upstream task (%s store)', (store) => {
@@ -17,16 +16,7 @@ describe.each(STORES)('one mirror per SEP-2663 upstream task (%s store)', (store
     const before = (await stack.stats()).requests['tasks/get'] ?? 0;
     const startedAt = Date.now();
     const created = await c.createTask('slow', { seconds: 3, label });
-    const seen = new Set<string>();
-    const pollers = Array.from({ length: CLIENTS }, async () => {
-      for (;;) {
-        const task: Json = await c.result('tasks/get', { taskId: created.taskId });
-        if (task.statusMessage) seen.add(task.statusMessage);
-        if (TERMINAL.includes(task.status)) return task;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    });
-    const [done] = await Promise.all(pollers);
+    const { done, seen } = await pollTogether(c, created.taskId, CLIENTS);
     const elapsedMs = Date.now() - startedAt;
     const upstreamGets = ((await stack.stats()).requests['tasks/get'] ?? 0) - before;
 

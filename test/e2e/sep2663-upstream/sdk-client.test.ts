@@ -1,21 +1,14 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateTaskResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoreKind } from '../../support/e2e-stack.js';
+import { streamToolTask } from '../../support/sdk-task-stream.js';
 import { pollUntil, textOf } from '../../support/sep2663-client.js';
 import { ALICE, useSep2663Stack } from '../../support/sep2663-upstream-stack.js';
 
 const STORES: StoreKind[] = ['redis', 'embedded'];
 const stack = useSep2663Stack({ stores: STORES });
-
-type Message = { type: string; task?: { taskId: string; status: string }; result?: unknown; error?: { message?: string } };
-
-async function drain(stream: AsyncGenerator<Message>): Promise<Message[]> {
-  const seen: Message[] = [];
-  for await (const message of stream) seen.push(message);
-  return seen;
-}
 
 describe.each(STORES)('the official SDK client on the legacy wire, a SEP-2663 server behind the shim (%s store)', (store) => {
   const clients: Client[] = [];
@@ -35,13 +28,10 @@ describe.each(STORES)('the official SDK client on the legacy wire, a SEP-2663 se
     return { client, asked };
   }
 
-  const stream = (client: Client, name: string, args: Record<string, unknown>) =>
-    drain(client.experimental.tasks.callToolStream({ name, arguments: args }, CallToolResultSchema, { task: { ttl: 60_000 } }) as AsyncGenerator<Message>);
-
   it("runs a task-augmented call as the upstream's task, to the upstream's result", async () => {
     const { client } = await connect();
     const label = `sdk-${store}`;
-    const messages = await stream(client, 'slow', { seconds: 1, label });
+    const messages = await streamToolTask(client, 'slow', { seconds: 1, label });
     expect(messages[0]?.type).toBe('taskCreated');
     expect(messages.at(-1)?.type).toBe('result');
     expect(textOf(messages.at(-1)?.result)).toBe(`Done ${label}`);
@@ -51,7 +41,7 @@ describe.each(STORES)('the official SDK client on the legacy wire, a SEP-2663 se
   it("answers the upstream task's inputRequests through the client's elicitation handler", async () => {
     const { client, asked } = await connect();
     const item = `sdk-item-${store}`;
-    const messages = await stream(client, 'approve', { item });
+    const messages = await streamToolTask(client, 'approve', { item });
     expect(asked).toEqual([`Approve ${item}?`]);
     expect(textOf(messages.at(-1)?.result)).toBe(`Approved ${item}`);
     const upstream = (await stack.stats()).tasks.find((t) => t.arguments.item === item);
@@ -73,7 +63,7 @@ describe.each(STORES)('the official SDK client on the legacy wire, a SEP-2663 se
 
   it('reports a failed upstream task as a failed task', async () => {
     const { client } = await connect();
-    const messages = await stream(client, 'explode', { reason: `sdk-${store}` });
+    const messages = await streamToolTask(client, 'explode', { reason: `sdk-${store}` });
     expect(messages.at(-1)?.type).toBe('error');
     const task = messages.find((m) => m.type === 'taskCreated')?.task;
     const got = await client.experimental.tasks.getTask(task!.taskId);
