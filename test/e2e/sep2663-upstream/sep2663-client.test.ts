@@ -92,6 +92,21 @@ describe.concurrent.each(STORES)('a SEP-2663 server behind the shim, SEP-2663 cl
     expect(upstream?.status).toBe('cancelled');
   });
 
+  it("pushes the mirrored task's changes to a listen stream, ending with the upstream's result", async () => {
+    const c = client();
+    const label = `listen-${store}`;
+    const created = await c.createTask('slow', { seconds: 1, label });
+    const stream = await c.listen({ notifications: { taskIds: [created.taskId] } });
+    try {
+      const ack = await stream.nextMessage();
+      expect(ack.params.notifications.taskIds).toEqual([created.taskId]);
+      const done = await stream.nextMessage((m) => m.method === 'notifications/tasks' && m.params.status === 'completed', 15_000);
+      expect(textOf(done.params.result)).toBe(`Done ${label}`);
+    } finally {
+      stream.close();
+    }
+  });
+
   it('speaks 2026-07-28 to the upstream as the spec asks: no header or _meta problem in any request', async () => {
     await client().callTool('echo', { text: 'conformance' });
     const stats = await stack.stats();
