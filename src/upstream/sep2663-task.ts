@@ -265,16 +265,13 @@ export class Sep2663Tasks {
 
   /** The outcome a terminal upstream status maps to (src/mapping/upstream-statuses.ts). */
   private fromStatus(task: DetailedTask): NativeOutcome {
-    switch (task.status) {
-      case 'completed':
-        return { status: 'completed', result: toolResult(task.result) };
-      case 'failed': {
-        const { code, message, data } = task.error;
-        return { status: 'failed', error: data === undefined ? { code, message } : { code, message, data }, statusMessage: `The upstream's task failed: ${task.statusMessage ?? message}` };
-      }
-      default:
-        return { status: 'cancelled', statusMessage: task.statusMessage ?? 'The upstream cancelled its task' };
+    const record = UPSTREAM_STATUS_TABLE[task.status].record;
+    if (record === 'completed' && task.status === 'completed') return { status: 'completed', result: toolResult(task.result) };
+    if (record === 'failed' && task.status === 'failed') {
+      const { code, message, data } = task.error;
+      return { status: 'failed', error: data === undefined ? { code, message } : { code, message, data }, statusMessage: `The upstream's task failed: ${task.statusMessage ?? message}` };
     }
+    return { status: 'cancelled', statusMessage: task.statusMessage ?? 'The upstream cancelled its task' };
   }
 
   private unreachable(taskId: string, error: unknown): NativeOutcome {

@@ -46,6 +46,34 @@ describe.concurrent.each(STORES)('a SEP-2663 upstream that gets its tasks wrong 
     else expect(reply.body.error.code).toBe(-32602);
   });
 
+  it('an upstream that asks for an input kind the client did not declare: the task ends failed, naming the request', async () => {
+    const c = new Sep2663Client(stack.shim(store).url, { token: ALICE, capabilities: {} });
+    const item = `undeclared-${store}`;
+    const created = await c.createTask('approve', { item });
+    const done = await c.waitForStatus(created.taskId, TERMINAL, { timeoutMs: 15_000 });
+    expect(done.status).toBe('failed');
+    expect(done.statusMessage).toMatch(
+      new RegExp(`^Input request approve-\\d+ of the upstream's task ${ID} got no answer the upstream can take: -32601 The client did not declare support for elicitation/create$`),
+    );
+    // The upstream's task, still waiting, is told to stop.
+    const upstream = await pollUntil(async () => (await stack.stats()).tasks.find((t) => t.arguments.item === item), (t) => t?.status === 'cancelled');
+    expect(upstream?.status).toBe('cancelled');
+  });
+
+  it("refuses a malformed answer to the upstream's input request with -32602 naming the key, and sends nothing upstream", async () => {
+    const c = new Sep2663Client(stack.shim(store).url, { token: ALICE, capabilities: { elicitation: {} } });
+    const item = `malformed-${store}`;
+    const created = await c.createTask('approve', { item });
+    const asking = await c.waitForStatus(created.taskId, 'input_required');
+    const key = Object.keys(asking.inputRequests)[0] as string;
+    const reply = await c.updateTask(created.taskId, { [key]: { content: { approve: true } } });
+    expect(reply.body.error.code).toBe(-32602);
+    expect(reply.body.error.message).toContain(key);
+    expect((await stack.stats()).tasks.find((t) => t.arguments.item === item)?.answers).toEqual({});
+    expect((await c.result('tasks/get', { taskId: created.taskId })).status).toBe('input_required');
+    await c.cancelTask(created.taskId);
+  });
+
   it('stays up: a plain call still answers after every fault', async () => {
     const reply = await client().callTool('echo', { text: 'still here' });
     expect(reply.body.result.content[0].text).toBe('Echo: still here');
