@@ -30,7 +30,18 @@ const isMrtrId = (id: string | number) => typeof id === 'string' && id.startsWit
 /** The input kinds the shim can relay, as the record's capabilities allow them. */
 const INPUT_KINDS = ['elicitation', 'sampling', 'roots'] as const;
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** A pause that a cancel ends early: the mirror then forwards it at once. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
 
 function failed(message: string): NativeOutcome {
   return { status: 'failed', error: { code: ErrorCode.InternalError, message }, statusMessage: message };
@@ -120,7 +131,7 @@ export class Sep2663Tasks {
       return { answers: Object.fromEntries(entries) };
     } catch (err) {
       if (hooks.signal.aborted) throw err;
-      return { fault: failed(`An input the upstream asked for before its task could not be answered: ${messageOf(err)}`) };
+      return { fault: failed(`An input the upstream asked for before its task got no answer the upstream can take: ${describe(err)}`) };
     }
   }
 
@@ -188,7 +199,7 @@ export class Sep2663Tasks {
           if (err instanceof UpstreamRpcError) return failed(`The upstream no longer knows task ${taskId} (tasks/get: ${err.code} ${err.message})`);
           if (err instanceof UpstreamProtocolError) return await this.cancelAfterFault(taskId, capabilities, failed(`The upstream's tasks/get for task ${taskId} is not a task: ${err.message}`));
           if (++unreachable >= limits.unreachableAttempts) return this.unreachable(taskId, err);
-          await sleep(Math.min(limits.retryBaseMs * 2 ** (unreachable - 1), Math.max(0, hooks.deadline - Date.now())));
+          await sleep(Math.min(limits.retryBaseMs * 2 ** (unreachable - 1), Math.max(0, hooks.deadline - Date.now())), hooks.signal);
           continue;
         }
         if (task.taskId !== taskId) return await this.cancelAfterFault(taskId, capabilities, failed(`The upstream's tasks/get for task ${taskId} describes another task (${task.taskId})`));
