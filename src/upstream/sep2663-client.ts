@@ -26,9 +26,12 @@ const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
  */
 export class Sep2663UpstreamClient {
   private readonly agent = new Agent({ keepAliveTimeout: 10_000 });
+  private readonly configured: Record<string, string>;
   private nextId = 1;
 
-  constructor(private readonly options: SdkClientOptions) {}
+  constructor(private readonly options: SdkClientOptions) {
+    this.configured = Object.fromEntries(Object.entries(options.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+  }
 
   async call<S extends z.ZodType>(method: string, params: Record<string, unknown>, schema: S, options: Sep2663CallOptions): Promise<z.infer<S>> {
     const id = this.nextId++;
@@ -45,8 +48,9 @@ export class Sep2663UpstreamClient {
         },
       },
     });
+    // Lower-case names, so that the wire headers below replace a configured one of the same name.
     const headers: Record<string, string> = {
-      ...this.options.headers,
+      ...this.configured,
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': PROTOCOL_VERSION,
