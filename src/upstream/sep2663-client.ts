@@ -28,6 +28,7 @@ export class Sep2663UpstreamClient {
   private readonly agent = new Agent({ keepAliveTimeout: 10_000 });
   private readonly configured: Record<string, string>;
   private nextId = 1;
+  private isClosed = false;
 
   constructor(private readonly options: SdkClientOptions) {
     this.configured = Object.fromEntries(Object.entries(options.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
@@ -97,7 +98,13 @@ export class Sep2663UpstreamClient {
     return parsed.data;
   }
 
+  /** Closed with its replica: a mirror then stops without counting attempts against the upstream. */
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
   close(): Promise<void> {
+    this.isClosed = true;
     return this.agent.close();
   }
 }

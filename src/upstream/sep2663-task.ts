@@ -196,6 +196,8 @@ export class Sep2663Tasks {
           unreachable = 0;
         } catch (err) {
           if (hooks.signal.aborted) continue;
+          // The replica is closing: the record keeps the upstream task for the replica that resumes it.
+          if (this.client.closed) return failed(`The mirror of upstream task ${taskId} stopped with its replica`);
           if (err instanceof UpstreamRpcError) return failed(`The upstream no longer knows task ${taskId} (tasks/get: ${err.code} ${err.message})`);
           if (err instanceof UpstreamProtocolError) return await this.cancelAfterFault(taskId, capabilities, failed(`The upstream's tasks/get for task ${taskId} is not a task: ${err.message}`));
           if (++unreachable >= limits.unreachableAttempts) return this.unreachable(taskId, err);

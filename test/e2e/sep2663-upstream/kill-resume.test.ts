@@ -37,4 +37,20 @@ describe('kill -9 of the replica that mirrors SEP-2663 upstream tasks (Redis)', 
     expect(upstream.filter((t) => t.arguments.label === 'survivor').map((t) => t.status)).toEqual(['completed']);
     expect(upstream.filter((t) => t.arguments.item === 'kept-across-kill').map((t) => t.status)).toEqual(['completed']);
   });
+
+  it('a replica stopped gracefully mid-task leaves the upstream task to another replica, which finishes it', { timeout: 90_000 }, async () => {
+    const leaving = await stack.startShim(['--shutdown-grace-ms', '500']);
+    const onLeaving = new Sep2663Client(leaving.url, { token: ALICE });
+    const work = await onLeaving.createTask('slow', { seconds: 6, label: 'rolled' });
+    await onLeaving.waitForTask(work.taskId, (t) => t.statusMessage === 'Working rolled');
+
+    const staying = await stack.startShim();
+    const onStaying = new Sep2663Client(staying.url, { token: ALICE });
+    expect((await leaving.stop('SIGTERM')).code).toBe(0);
+
+    const done = await onStaying.waitForStatus(work.taskId, TERMINAL, { timeoutMs: 45_000, intervalMs: 200 });
+    expect(done.status).toBe('completed');
+    expect(textOf(done.result)).toBe('Done rolled');
+    expect((await stack.stats()).tasks.filter((t) => t.arguments.label === 'rolled').map((t) => t.status)).toEqual(['completed']);
+  });
 });
