@@ -146,8 +146,7 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
 
   async resume(resume: NativeResume): Promise<NativeOutcome> {
     // A SEP-2663 task lives in no session: its id is all the resumed mirror needs.
-    const report = await this.discover();
-    if (report.protocol === '2026-07-28' && report.sep2663Tasks) return this.sep2663.resume(resume);
+    if (executionMode(await this.discover(), undefined) === 'sep2663') return this.sep2663.resume(resume);
     return this.withSession(resume.upstreamSessionId || undefined, async (session) => {
       // Each request the lost mirror parked is answered under the upstream's own id when its answer comes.
       const redelivery = new AbortController();
