@@ -12,8 +12,11 @@ import {
 } from './discovery.js';
 import { UpstreamPool, type CallOptions, type UpstreamPoolOptions } from './pool.js';
 import type { SdkClientOptions } from './sdk-client.js';
+import { Sep2663UpstreamClient } from './sep2663-client.js';
+import { Sep2663Tasks } from './sep2663-task.js';
 import { CachedToolCatalog } from './tool-catalog.js';
 import { DEFAULT_MIRROR_LIMITS, UpstreamTaskSession, type MirrorLimits } from './upstream-task.js';
+import { ToolsListResult } from '../wire/sep2663/result-schemas.js';
 
 export interface UpstreamGatewayOptions extends SdkClientOptions {
   protocol: UpstreamProtocolSetting;
@@ -36,8 +39,9 @@ export interface ToolMode {
 
 /**
  * The only door to the upstream for tool calls and tasks: the pooled SDK clients for plain calls
- * and translated requests, what the upstream speaks (learned once, or pinned), and the upstream
- * sessions that run and mirror the upstream's own tasks (native execution).
+ * and translated requests, what the upstream speaks (learned once, or pinned), the upstream
+ * sessions that run and mirror the upstream's own tasks (native execution), and the stateless
+ * 2026-07-28 client that runs and mirrors a SEP-2663 upstream's tasks (SEP-2663 execution).
  */
 export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
   readonly pool: UpstreamPool;
@@ -46,15 +50,22 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
   private report: Promise<UpstreamReport> | undefined;
   private reportAt = 0;
   private readonly sessions = new Set<UpstreamTaskSession>();
+  private readonly modern: Sep2663UpstreamClient;
+  private readonly sep2663: Sep2663Tasks;
   private closed = false;
 
   constructor(private readonly options: UpstreamGatewayOptions) {
     this.pool = new UpstreamPool(options);
     this.catalog = new CachedToolCatalog(
-      () => this.pool.listTools(),
-      () => this.pool.capabilities(),
+      () => this.listTools(),
+      // A 2026-07-28 upstream decides per call, not per tool: no taskSupport of its is a decision.
+      async () => ((await this.discover()).protocol === '2026-07-28' ? {} : this.pool.capabilities()),
     );
     this.limits = { ...DEFAULT_MIRROR_LIMITS, ...options.limits };
+    this.modern = new Sep2663UpstreamClient(options);
+    this.sep2663 = new Sep2663Tasks(this.modern, this.limits, (operation, err) => {
+      if (!this.closed) options.onUnreachable?.(operation, err);
+    });
   }
 
   /** What the upstream speaks; a discovery that could not reach it is repeated on a later use. */
@@ -79,17 +90,20 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
     return tools.map((tool) => ({ name: tool.name, taskSupport: tool.execution?.taskSupport, mode: executionMode(report, tool) }));
   }
 
+  /** True for a tool whose tasks the upstream runs itself, as a 2025-11-25 task server or a SEP-2663 server. */
   async isNative(tool: string): Promise<boolean> {
-    return (await this.modeOf(tool)) === 'native';
+    return (await this.modeOf(tool)) !== 'shim';
   }
 
   /**
-   * A synchronous call. A tool the upstream runs only as a task (`required`) is called with a task
-   * and waited for; any other one is a plain call (an `optional` tool then runs without a task).
+   * A synchronous call. A SEP-2663 upstream gets its polymorphic call, followed to the end if it
+   * answers a task. A tool a 2025-11-25 upstream runs only as a task (`required`) is called with a
+   * task and waited for; any other one is a plain call (an `optional` tool then runs without a task).
    */
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown>> {
     const info = await this.catalog.get(name);
-    if (info?.execution?.taskSupport !== 'required' || executionMode(await this.discover(), info) !== 'native') {
+    const mode = executionMode(await this.discover(), info);
+    if (mode === 'shim' || (mode === 'native' && info?.execution?.taskSupport !== 'required')) {
       return this.pool.callTool(name, args, options);
     }
     const outcome = await this.run({
@@ -104,6 +118,7 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
       },
       onStatusMessage: (message) => options.onProgress?.(message),
       onBound: async () => true,
+      clientCapabilities: options.onInput ? { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} } : {},
     });
     if (outcome.status === 'completed') return outcome.result;
     if (outcome.status === 'cancelled') throw Object.assign(new Error(outcome.statusMessage), { name: 'AbortError' });
@@ -111,6 +126,7 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
   }
 
   async run(run: NativeRun): Promise<NativeOutcome> {
+    if ((await this.modeOf(run.tool)) === 'sep2663') return this.sep2663.run(run);
     return this.withSession(undefined, async (session) => {
       const created = await session.create(run.tool, run.args, run.ttlMs, run.onInput, run.signal);
       if ('fault' in created) return created.fault;
@@ -129,6 +145,8 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
   }
 
   async resume(resume: NativeResume): Promise<NativeOutcome> {
+    // A SEP-2663 task lives in no session: its id is all the resumed mirror needs.
+    if (executionMode(await this.discover(), undefined) === 'sep2663') return this.sep2663.resume(resume);
     return this.withSession(resume.upstreamSessionId || undefined, async (session) => {
       // Each request the lost mirror parked is answered under the upstream's own id when its answer comes.
       const redelivery = new AbortController();
@@ -157,12 +175,23 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
     return this.pool.request(method, params, schema, signal);
   }
 
-  listTools(): Promise<Tool[]> {
-    return this.pool.listTools();
+  /** Every tool, all pages: from a 2026-07-28 upstream statelessly, else on a pooled session. */
+  async listTools(): Promise<Tool[]> {
+    if ((await this.discover()).protocol !== '2026-07-28') return this.pool.listTools();
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.modern.call('tools/list', cursor ? { cursor } : {}, ToolsListResult, { capabilities: {}, timeoutMs: DISCOVER_TIMEOUT_MS });
+      tools.push(...(page.tools as Tool[]));
+      cursor = page.nextCursor;
+    } while (cursor);
+    return tools;
   }
 
-  capabilities(): Promise<Record<string, unknown>> {
-    return this.pool.capabilities();
+  /** The upstream's 2025-11-25 capabilities; a 2026-07-28 upstream that does not serve that era has none. */
+  async capabilities(): Promise<Record<string, unknown>> {
+    if ((await this.discover()).protocol !== '2026-07-28') return this.pool.capabilities();
+    return this.pool.capabilities().catch(() => ({}));
   }
 
   ping(): Promise<boolean> {
@@ -173,7 +202,7 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
   async close(): Promise<void> {
     this.closed = true;
     await Promise.allSettled([...this.sessions].map((session) => session.close(false)));
-    await this.pool.close();
+    await Promise.allSettled([this.pool.close(), this.modern.close()]);
   }
 
   private async withSession(sessionId: string | undefined, fn: (session: UpstreamTaskSession) => Promise<NativeOutcome>): Promise<NativeOutcome> {
