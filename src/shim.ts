@@ -33,6 +33,7 @@ import { RedisSessionStore } from './session/redis-session-store.js';
 import type { SessionStore } from './session/session-store.js';
 import { LegacyAdapter } from './wire/legacy/endpoint.js';
 import { Passthrough } from './wire/legacy/passthrough.js';
+import { SessionlessUpstream } from './wire/legacy/sessionless-upstream.js';
 import { SessionReaper } from './wire/legacy/session-reaper.js';
 import { Sep2663Handler } from './wire/sep2663/handler.js';
 
@@ -239,10 +240,23 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     streams,
   });
   const passthrough = new Passthrough(config.upstreamUrl, config.upstreamHeaders, upstreamUnreachable);
+  // Legacy sessions in front of a 2026-07-28 upstream, which has none: translated through the gateway.
+  const sessionless = new SessionlessUpstream({
+    upstream: {
+      protocol: async () => (await gateway.discover()).protocol,
+      serverDiscover: (signal) => gateway.serverDiscover(signal),
+      request: (method, params, schema, signal, timeoutMs) => gateway.request(method, params, schema, signal, timeoutMs),
+      callTool: (name, args, options) => gateway.callTool(name, args, options),
+    },
+    passthrough,
+    serverInfo: { name: config.serverName, version: config.serverVersion },
+    timeoutMs: () => service.syncTimeoutMs,
+  });
   const legacy = new LegacyAdapter({
     service,
     sessions,
     passthrough,
+    sessionless,
     upstreamUrl: config.upstreamUrl,
     upstreamHeaders: config.upstreamHeaders,
     serverInfo: { name: config.serverName, version: config.serverVersion },

@@ -54,6 +54,11 @@ export class TaskService {
     return this.options.store;
   }
 
+  /** The longest a synchronous call may run (a legacy session's plain call to a stateless upstream too). */
+  get syncTimeoutMs(): number {
+    return this.options.syncTimeoutMs ?? MRTR_TTL_MS;
+  }
+
   /** Open tasks (counted at creation) and open streams (counted by the wires). */
   get limits(): PrincipalLimits {
     return this.options.limits;
