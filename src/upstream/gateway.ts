@@ -116,7 +116,7 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
       ttlMs: options.timeoutMs,
       deadline: Date.now() + options.timeoutMs,
       signal: options.signal ?? new AbortController().signal,
-      onInput: (request, _id, signal) => {
+      onInput: async (request, _id, signal) => {
         if (!options.onInput) {
           throw new ShimError(ErrorCode.MethodNotFound, `${request.method} is not available for this call: a plain call declares no input capability (call the tool as a task)`);
         }

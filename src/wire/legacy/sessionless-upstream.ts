@@ -52,6 +52,23 @@ const MODERN_RESULT_MEMBERS = ['resultType', 'ttlMs', 'cacheScope'] as const;
 /** Any result: the upstream's answer to a method the shim has no schema for is the client's to read. */
 const AnyResult = z.looseObject({});
 
+/**
+ * The method's result schema, or an MRTR answer (§7) let through as it is, so that it is named for
+ * what it is rather than as a result missing its fields; other failures keep their issues' paths.
+ */
+function orInputRequired(schema: z.ZodType): z.ZodType {
+  return AnyResult.transform((value, ctx) => {
+    if (value.resultType === 'input_required') return value;
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+    return z.NEVER;
+  });
+}
+
+/** What the upstream may answer each translated method. */
+const SESSION_SCHEMAS: ReadonlyMap<string, z.ZodType> = new Map([...TRANSLATED].map(([method, route]) => [method, orInputRequired(route.schema)]));
+
 const ServerInfo = z.object({ name: z.string(), version: z.string() });
 
 /**
@@ -146,7 +163,7 @@ export class SessionlessUpstream {
       }
       default: {
         // Every schema here is of an object: a result is a JSON-RPC result object.
-        const schema = TRANSLATED.get(request.method)?.schema ?? AnyResult;
+        const schema = SESSION_SCHEMAS.get(request.method) ?? AnyResult;
         const result = (await upstream.request(request.method, params, schema, signal, this.options.timeoutMs())) as Record<string, unknown>;
         return sessionResult(result, request.method);
       }
