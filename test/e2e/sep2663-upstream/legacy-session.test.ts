@@ -4,6 +4,7 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoreKind } from '../../support/e2e-stack.js';
 import { LegacySession } from '../../support/legacy-client.js';
+import { drain, type StreamMessage } from '../../support/sdk-stream.js';
 import { pollUntil, textOf, type Json } from '../../support/sep2663-client.js';
 import { ALICE, useSep2663Stack } from '../../support/sep2663-upstream-stack.js';
 
@@ -14,14 +15,6 @@ import { ALICE, useSep2663Stack } from '../../support/sep2663-upstream-stack.js'
  */
 const STORES: StoreKind[] = ['redis', 'embedded'];
 const stack = useSep2663Stack({ stores: STORES });
-
-type Message = { type: string; task?: { taskId: string; status: string }; result?: unknown };
-
-async function drain(stream: AsyncGenerator<Message>): Promise<Message[]> {
-  const seen: Message[] = [];
-  for await (const message of stream) seen.push(message);
-  return seen;
-}
 
 describe.each(STORES)('the official SDK client in a 2025-11-25 session, a pure 2026-07-28 server behind the shim (%s store)', (store) => {
   const clients: Client[] = [];
@@ -79,7 +72,7 @@ describe.each(STORES)('the official SDK client in a 2025-11-25 session, a pure 2
     const client = await connect();
     const label = `streamed-${store}`;
     const messages = await drain(
-      client.experimental.tasks.callToolStream({ name: 'slow', arguments: { seconds: 0.5, label } }, CallToolResultSchema, { task: { ttl: 60_000 } }) as AsyncGenerator<Message>,
+      client.experimental.tasks.callToolStream({ name: 'slow', arguments: { seconds: 0.5, label } }, CallToolResultSchema, { task: { ttl: 60_000 } }) as AsyncGenerator<StreamMessage>,
     );
     expect(messages[0]?.type).toBe('taskCreated');
     expect(messages.at(-1)?.type).toBe('result');
