@@ -110,6 +110,25 @@ describe.each(STORES)('the official SDK client in a 2025-11-25 session, a pure 2
 describe.each(STORES)('raw 2025-11-25 sessions in front of a pure 2026-07-28 server (%s store)', (store) => {
   const open = () => LegacySession.open(stack.shim(store).url, { token: ALICE });
 
+  it('answers initialize with the session-era version asked for, and offers 2025-11-25 for any other', async () => {
+    const initialize = async (protocolVersion: string) => {
+      const res = await fetch(stack.shim(store).url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${ALICE}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+      });
+      expect(res.headers.get('mcp-session-id')).toBeTruthy();
+      return ((await res.json()) as Json).result;
+    };
+    const older = await initialize('2025-06-18');
+    expect(older.protocolVersion).toBe('2025-06-18');
+    // Tasks do not exist before 2025-11-25.
+    expect(older.capabilities.tasks).toBeUndefined();
+    const unknown = await initialize('2031-01-01');
+    expect(unknown.protocolVersion).toBe('2025-11-25');
+    expect(unknown.capabilities.tasks).toEqual({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
+  });
+
   it('accepts a client notification with 202 and sends the upstream nothing', async () => {
     const session = await open();
     const reply = await session.post({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' });
