@@ -87,7 +87,7 @@ export class SessionlessUpstream {
 
   constructor(private readonly options: SessionlessOptions) {}
 
-  /** True when the upstream speaks 2026-07-28 only as far as sessions go: this module serves its sessions. */
+  /** True when the upstream speaks 2026-07-28, which has no sessions: this module then serves every session's non-task traffic. */
   async active(): Promise<boolean> {
     if (this.stateless !== undefined) return this.stateless;
     const protocol = await this.options.upstream.protocol();
