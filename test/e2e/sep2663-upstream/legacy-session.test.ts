@@ -1,10 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoreKind } from '../../support/e2e-stack.js';
 import { LegacySession } from '../../support/legacy-client.js';
-import { drain, type StreamMessage } from '../../support/sdk-stream.js';
+import { streamToolTask } from '../../support/sdk-task-stream.js';
 import { pollUntil, textOf, type Json } from '../../support/sep2663-client.js';
 import { ALICE, useSep2663Stack } from '../../support/sep2663-upstream-stack.js';
 
@@ -71,9 +70,7 @@ describe.each(STORES)('the official SDK client in a 2025-11-25 session, a pure 2
   it("runs a task-augmented call (callToolStream with a task) to the upstream task's result", async () => {
     const client = await connect();
     const label = `streamed-${store}`;
-    const messages = await drain(
-      client.experimental.tasks.callToolStream({ name: 'slow', arguments: { seconds: 0.5, label } }, CallToolResultSchema, { task: { ttl: 60_000 } }) as AsyncGenerator<StreamMessage>,
-    );
+    const messages = await streamToolTask(client, 'slow', { seconds: 0.5, label });
     expect(messages[0]?.type).toBe('taskCreated');
     expect(messages.at(-1)?.type).toBe('result');
     expect(textOf(messages.at(-1)?.result)).toBe(`Done ${label}`);
