@@ -54,6 +54,11 @@ export class TaskService {
     });
   }
 
+  /** The longest a synchronous call may run (a legacy session's plain call to a stateless upstream too). */
+  get syncTimeoutMs(): number {
+    return this.options.syncTimeoutMs ?? MRTR_TTL_MS;
+  }
+
   /** The upstream's tool, or undefined when it has none by that name. */
   toolInfo(tool: string): Promise<ToolInfo | undefined> {
     return this.options.catalog.get(tool);

@@ -16,7 +16,7 @@ import { Sep2663UpstreamClient } from './sep2663-client.js';
 import { Sep2663Tasks } from './sep2663-task.js';
 import { CachedToolCatalog } from './tool-catalog.js';
 import { DEFAULT_MIRROR_LIMITS, UpstreamTaskSession, type MirrorLimits } from './upstream-task.js';
-import { ToolsListResult } from '../wire/sep2663/result-schemas.js';
+import { DiscoverResult, ToolsListResult } from '../wire/sep2663/result-schemas.js';
 
 export interface UpstreamGatewayOptions extends SdkClientOptions {
   protocol: UpstreamProtocolSetting;
@@ -30,6 +30,8 @@ export interface UpstreamGatewayOptions extends SdkClientOptions {
 /** A failed discovery (upstream down at start) is tried again at most this often. */
 const REDISCOVER_MS = 5_000;
 const DISCOVER_TIMEOUT_MS = 5_000;
+/** A translated request that names no bound of its own (the pooled SDK client's default). */
+const REQUEST_TIMEOUT_MS = 60_000;
 
 export interface ToolMode {
   name: string;
@@ -101,25 +103,30 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
    * task and waited for; any other one is a plain call (an `optional` tool then runs without a task).
    */
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown>> {
-    const info = await this.catalog.get(name);
-    const mode = executionMode(await this.discover(), info);
-    if (mode === 'shim' || (mode === 'native' && info?.execution?.taskSupport !== 'required')) {
+    const [report, info] = await Promise.all([this.discover(), this.catalog.get(name)]);
+    const mode = executionMode(report, info);
+    // A 2026-07-28 upstream has no session for the SDK client: its calls are stateless, task or not.
+    const stateless = report.protocol === '2026-07-28';
+    if (!stateless && (mode === 'shim' || (mode === 'native' && info?.execution?.taskSupport !== 'required'))) {
       return this.pool.callTool(name, args, options);
     }
-    const outcome = await this.run({
+    const run: NativeRun = {
       tool: name,
       args,
       ttlMs: options.timeoutMs,
       deadline: Date.now() + options.timeoutMs,
       signal: options.signal ?? new AbortController().signal,
-      onInput: (request, _id, signal) => {
-        if (!options.onInput) throw new ShimError(ErrorCode.MethodNotFound, `${request.method} is not available for this call`);
+      onInput: async (request, _id, signal) => {
+        if (!options.onInput) {
+          throw new ShimError(ErrorCode.MethodNotFound, `${request.method} is not available for this call: a plain call declares no input capability (call the tool as a task)`);
+        }
         return options.onInput(request, signal);
       },
       onStatusMessage: (message) => options.onProgress?.(message),
       onBound: async () => true,
       clientCapabilities: options.onInput ? { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} } : {},
-    });
+    };
+    const outcome = stateless ? await this.sep2663.run(run) : await this.run(run);
     if (outcome.status === 'completed') return outcome.result;
     if (outcome.status === 'cancelled') throw Object.assign(new Error(outcome.statusMessage), { name: 'AbortError' });
     throw new UpstreamRpcError(outcome.error.code, outcome.error.message, outcome.error.data);
@@ -170,9 +177,25 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
     });
   }
 
-  /** Plain requests for stateless clients (resources, prompts, ping). */
-  request<S extends z.ZodType>(method: string, params: Record<string, unknown> | undefined, schema: S, signal?: AbortSignal): Promise<z.infer<S>> {
-    return this.pool.request(method, params, schema, signal);
+  /**
+   * One plain request (resources, prompts, ping, and whatever a legacy session sends a 2026-07-28
+   * upstream): on a pooled session, or as one stateless 2026-07-28 request that declares no
+   * optional client capability, so that a conforming upstream never answers it with MRTR input.
+   */
+  async request<S extends z.ZodType>(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    schema: S,
+    signal?: AbortSignal,
+    timeoutMs = REQUEST_TIMEOUT_MS,
+  ): Promise<z.infer<S>> {
+    if ((await this.discover()).protocol !== '2026-07-28') return this.pool.request(method, params, schema, signal);
+    return this.modern.call(method, params ?? {}, schema, { capabilities: {}, timeoutMs, signal });
+  }
+
+  /** The upstream's `server/discover` answer (2026-07-28), asked afresh: what a legacy session's `initialize` is built from. */
+  serverDiscover(signal?: AbortSignal): Promise<z.infer<typeof DiscoverResult>> {
+    return this.modern.call('server/discover', {}, DiscoverResult, { capabilities: {}, timeoutMs: DISCOVER_TIMEOUT_MS, signal });
   }
 
   /** Every tool, all pages: from a 2026-07-28 upstream statelessly, else on a pooled session. */
@@ -194,8 +217,12 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
     return this.pool.capabilities().catch(() => ({}));
   }
 
-  ping(): Promise<boolean> {
-    return this.pool.ping();
+  async ping(): Promise<boolean> {
+    if ((await this.discover()).protocol !== '2026-07-28') return this.pool.ping();
+    return this.serverDiscover().then(
+      () => true,
+      () => false,
+    );
   }
 
   /** Closes every client. Task sessions stay open at the upstream: another replica resumes their mirrors. */
