@@ -31,7 +31,3 @@ export const UPSTREAM_STATUS_TABLE: Readonly<Record<UpstreamTaskStatus, Upstream
   },
   cancelled: { record: 'cancelled', note: '`statusMessage` says the upstream cancelled it (a cancel through the shim ends the record first)' },
 };
-
-export function isUpstreamTaskStatus(value: unknown): value is UpstreamTaskStatus {
-  return typeof value === 'string' && (UPSTREAM_TASK_STATUSES as readonly string[]).includes(value);
-}
