@@ -9,11 +9,10 @@ import type {
   HoldOutcome,
   OpenKind,
   PolledTask,
-  TaskChange,
   TaskOutcome,
   TaskStore,
-  Unsubscribe,
 } from '../task-store.js';
+import type { TaskChange, Unsubscribe } from '../../core/task-change.js';
 import { sourcesOf } from '../../mapping/transitions.js';
 import { CANCEL_FROM, LIVE_STATUSES, REQUEST_INPUT_FROM, RESUME_FROM } from '../transition-rules.js';
 import { decodeFlatTask, decodePolled, decodePolledHash, decodeTask, encodeAnswer, encodeOutcome, encodeTask, hashOfFlat, POLL_FIELDS } from './codec.js';

@@ -1,5 +1,6 @@
-import { changeFanOut, type ChangeSource } from '../../core/change-fan-out.js';
+import { changeFanOut } from '../../core/change-fan-out.js';
 import { isTerminal, type TaskRecord, type TaskStatus } from '../../core/task.js';
+import type { TaskFeed } from '../../core/task-change.js';
 import type { SessionRecord, SessionStore } from '../../session/session-store.js';
 import { pushId, RELATED_TASK } from './constants.js';
 import { renderMcpTask } from './render.js';
@@ -7,13 +8,8 @@ import type { SessionStream } from './session-stream.js';
 
 export type FeedScope = { kind: 'get' } | { kind: 'result'; taskId: string };
 
-/** The task reads a feed makes, and the change events it follows (shared by every feed of the process). */
-export interface FeedTasks extends ChangeSource {
-  get(taskId: string, principal: string): Promise<TaskRecord | undefined>;
-}
-
 export interface PushFeedOptions {
-  tasks: FeedTasks;
+  tasks: TaskFeed;
   sessions: SessionStore;
   session: SessionRecord;
   stream: SessionStream;
@@ -71,7 +67,7 @@ export class PushFeed {
   private async deliver(taskId: string, initial: boolean): Promise<void> {
     const { tasks, sessions, session, stream, scope } = this.options;
     if (stream.closed || !this.unsubscribe) return;
-    const task = await tasks.get(taskId, session.principal);
+    const task = await tasks.findTask(session.principal, taskId);
     if (!task) return;
     if (scope.kind === 'get' && (await sessions.hasResultStream(taskId))) return;
 

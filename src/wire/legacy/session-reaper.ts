@@ -1,10 +1,11 @@
-import type { PrincipalLimits } from '../../core/limits.js';
+import type { TaskService } from '../../core/task-service.js';
 import type { DueSession, SessionStore } from '../../session/session-store.js';
 import { deleteUpstreamSession, type UpstreamTarget } from './upstream-http.js';
 
 export interface SessionReaperOptions {
   sessions: SessionStore;
-  limits: PrincipalLimits;
+  /** Where a session's place in its principal's count is renewed and released. */
+  service: Pick<TaskService, 'renewSession' | 'releaseSession'>;
   upstream: UpstreamTarget;
   /** How long a session lives without a request. */
   idleTtlMs: number;
@@ -55,7 +56,7 @@ export class SessionReaper {
         await Promise.all([
           ...lapsed.map((session) => this.cleanUp(session)),
           ...extended.map((session) =>
-            this.options.limits.renewSession(session.principal, session.sessionId, sessionHoldUntil(session.dueAt, this.options.idleTtlMs)).catch(() => undefined),
+            this.options.service.renewSession(session.principal, session.sessionId, sessionHoldUntil(session.dueAt, this.options.idleTtlMs)).catch(() => undefined),
           ),
         ]);
         if (lapsed.length + extended.length < BATCH) return;
@@ -69,7 +70,7 @@ export class SessionReaper {
 
   private async cleanUp(session: DueSession): Promise<void> {
     await Promise.allSettled([
-      this.options.limits.releaseSession(session.principal, session.sessionId),
+      this.options.service.releaseSession(session.principal, session.sessionId),
       session.upstreamSessionId ? deleteUpstreamSession(this.options.upstream, session.upstreamSessionId) : undefined,
     ]);
   }

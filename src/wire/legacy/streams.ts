@@ -76,7 +76,7 @@ export async function serveGetStream(
   await deps.sessions.keepStreamOpen(session.sessionId, stream.streamId, HOLD_MS);
   markOpen(deps, session, stream, res);
   const feed = new PushFeed({
-    tasks: deps.service.store,
+    tasks: deps.service,
     sessions: deps.sessions,
     session,
     stream,
@@ -137,7 +137,7 @@ export async function serveResultStream(
       .finally(cleanup);
   };
   const feed = new PushFeed({
-    tasks: deps.service.store,
+    tasks: deps.service,
     sessions: deps.sessions,
     session,
     stream,

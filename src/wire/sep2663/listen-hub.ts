@@ -1,6 +1,6 @@
 import { changeFanOut, type ChangeFanOut } from '../../core/change-fan-out.js';
 import { isTerminal, type TaskRecord } from '../../core/task.js';
-import type { TaskStore } from '../../store/task-store.js';
+import type { TaskFeed } from '../../core/task-change.js';
 import { taskFrame } from './listen-frame.js';
 import { renderDetailedTask } from './render.js';
 
@@ -42,8 +42,8 @@ function sent(task: TaskRecord): Sent {
  *
  * Redis pub/sub drops what is published while the subscriber reconnects, and the store gives no
  * per-reconnect signal (`subscriptionReady` settles once). So a slow sweep reads every watched
- * task again every `sweepMs`: it bounds how late a missed change arrives, needs nothing from the
- * store but `load`, and covers any other lost message too. Its cost is one read per watched task
+ * task again every `sweepMs`: it bounds how late a missed change arrives, needs nothing but
+ * `loadTask`, and covers any other lost message too. Its cost is one read per watched task
  * (not per stream) per sweep, and it only runs while some stream watches something.
  */
 export class ListenHub {
@@ -62,12 +62,12 @@ export class ListenHub {
   private sweeping = false;
 
   constructor(
-    private readonly store: TaskStore,
+    private readonly tasks: TaskFeed,
     options: ListenHubOptions = {},
   ) {
     this.sweepMs = options.sweepMs ?? DEFAULT_SWEEP_MS;
     this.sweepBatch = options.sweepBatch ?? DEFAULT_SWEEP_BATCH;
-    this.changes = changeFanOut(store);
+    this.changes = changeFanOut(tasks);
   }
 
   /**
@@ -78,7 +78,7 @@ export class ListenHub {
     const key = `${principal}\n${taskId}`;
     let pending = this.snapshots.get(key);
     if (!pending) {
-      pending = this.store.get(taskId, principal);
+      pending = this.tasks.findTask(principal, taskId);
       this.snapshots.set(key, pending);
       const forget = (): void => {
         this.snapshots.delete(key);
@@ -144,7 +144,7 @@ export class ListenHub {
           state.again = false;
           let task: TaskRecord | undefined;
           try {
-            task = await this.store.load(taskId);
+            task = await this.tasks.loadTask(taskId);
           } catch {
             continue; // A failed read is retried by the next change or sweep.
           }

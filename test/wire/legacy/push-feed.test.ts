@@ -2,11 +2,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changeFanOut } from '../../../src/core/change-fan-out.js';
+import type { TaskFeed } from '../../../src/core/task-change.js';
 import { StreamBudget } from '../../../src/http/stream-budget.js';
 import { RedisSessionStore } from '../../../src/session/redis-session-store.js';
 import type { SessionRecord } from '../../../src/session/session-store.js';
 import { RedisTaskStore } from '../../../src/store/redis/redis-store.js';
-import type { TaskStore } from '../../../src/store/task-store.js';
 import { pushId } from '../../../src/wire/legacy/constants.js';
 import { PushFeed, type FeedScope } from '../../../src/wire/legacy/push-feed.js';
 import { SessionStream } from '../../../src/wire/legacy/session-stream.js';
@@ -18,12 +18,13 @@ import { pollUntil } from '../../support/sep2663-client.js';
 const RETENTION_MS = 60_000;
 const GET_STREAMS = 8;
 
-/** The task store as the feeds see it, counting its live subscriptions (a real store underneath). */
-function counted(inner: RedisTaskStore): { store: TaskStore; subscriptions: () => number } {
+/** The task feed the feeds follow, counting its live subscriptions (a real store underneath). */
+function counted(inner: RedisTaskStore): { store: TaskFeed; subscriptions: () => number } {
   let subscriptions = 0;
-  const store = Object.create(inner) as TaskStore;
-  Object.assign(store, {
-    subscribe: (listener: Parameters<TaskStore['subscribe']>[0]) => {
+  const store: TaskFeed = {
+    findTask: (principal, taskId) => inner.get(taskId, principal),
+    loadTask: (taskId) => inner.load(taskId),
+    subscribe: (listener) => {
       subscriptions++;
       const unsubscribe = inner.subscribe(listener);
       return () => {
@@ -31,7 +32,7 @@ function counted(inner: RedisTaskStore): { store: TaskStore; subscriptions: () =
         unsubscribe();
       };
     },
-  });
+  };
   return { store, subscriptions: () => subscriptions };
 }
 
