@@ -17,8 +17,8 @@ const WIRE_TO_HTTP_PENDING = ['^src/wire/sep2663/listen[.]ts$', '^src/wire/legac
 /** Modules outside the upstream gateway that still open their own upstream client. */
 const UPSTREAM_CLIENT_PENDING = ['^src/wire/legacy/passthrough[.]ts$'];
 
-/** Where an upstream client may be built: the gateway, the client helper, the demo upstreams' own tests and the benchmarks. */
-const UPSTREAM_CLIENT_HOMES = ['^src/upstream/', '^packages/client/', '^src/demo-', '^bench/', '^codemods/'];
+/** Where an upstream client may be built: the gateway, the client helper (its own package), and the benchmarks' load generators. */
+const UPSTREAM_CLIENT_HOMES = ['^src/upstream/', '^packages/client/', '^bench/'];
 const UPSTREAM_CLIENTS = ['(^|/)node_modules/undici/', '(^|/)node_modules/@modelcontextprotocol/sdk/dist/[^/]+/client/'];
 
 const TYPE_ONLY = ['type-only'];
