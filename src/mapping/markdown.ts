@@ -20,7 +20,7 @@ export function mappingDocument(existing: string): string {
 }
 
 /** The generated part of docs/mapping.md. */
-export function mappingMarkdown(): string {
+function mappingMarkdown(): string {
   const lines: string[] = [
     '# Status, field and method mapping',
     '',

@@ -44,7 +44,3 @@ export const UPSTREAM_STATUS_TABLE: Readonly<Record<UpstreamTaskStatus, Upstream
     sep2663: 'the same',
   },
 };
-
-export function isUpstreamTaskStatus(value: unknown): value is UpstreamTaskStatus {
-  return typeof value === 'string' && (UPSTREAM_TASK_STATUSES as readonly string[]).includes(value);
-}

@@ -4,7 +4,7 @@ import type { ToolInfo } from '../core/ports.js';
 export const UPSTREAM_PROTOCOLS = ['auto', '2025-11-25', '2026-07-28'] as const;
 export type UpstreamProtocolSetting = (typeof UPSTREAM_PROTOCOLS)[number];
 
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /** What the upstream was found (or pinned) to speak; the start-up lines print it. */
 export interface UpstreamReport {
