@@ -4,7 +4,9 @@ import { inTaskInputArgs, useNativeStack } from '../../support/native-stack.js';
 import { pollUntil, Sep2663Client, textOf, type Json } from '../../support/sep2663-client.js';
 
 const STORES: StoreKind[] = ['redis', 'embedded'];
-const stack = useNativeStack({ stores: STORES, shimArgs: inTaskInputArgs() });
+// native_haiku's sampling request must reach the client inside the sync window (MRTR): a window
+// far longer than the upstream needs, so that a loaded host does not turn it into a task first.
+const stack = useNativeStack({ stores: STORES, shimArgs: inTaskInputArgs({ native_haiku: { mode: 'required', syncWindowMs: 15_000 } }) });
 const TERMINAL = ['completed', 'failed', 'cancelled'];
 const CAPABILITIES = { elicitation: {}, sampling: {} };
 
