@@ -15,8 +15,8 @@ const WIRE_TO_HTTP_PENDING = ['^src/wire/sep2663/listen[.]ts$', '^src/wire/legac
 /** Modules outside the upstream gateway that still open their own upstream client. */
 const UPSTREAM_CLIENT_PENDING = ['^src/wire/legacy/passthrough[.]ts$'];
 
-/** Where an upstream client may be built: the gateway, the client helper, the demo upstreams' own tests and the benchmarks. */
-const UPSTREAM_CLIENT_HOMES = ['^src/upstream/', '^packages/client/', '^src/demo-', '^bench/', '^codemods/'];
+/** Where an upstream client may be built: the gateway, the client helper (its own package), and the benchmarks' load generators. */
+const UPSTREAM_CLIENT_HOMES = ['^src/upstream/', '^packages/client/', '^bench/'];
 const UPSTREAM_CLIENTS = ['(^|/)node_modules/undici/', '(^|/)node_modules/@modelcontextprotocol/sdk/dist/[^/]+/client/'];
 
 const TYPE_ONLY = ['type-only'];
@@ -57,7 +57,12 @@ module.exports = {
       comment: 'The upstream gateway is reached by the core and the workers; it knows no adapter, store or edge module.',
       severity: 'error',
       from: { path: '^src/upstream/' },
-      to: { path: '^src/(wire|http|cutover|observe|store|session|execution|cli|shim[.]ts)' },
+      to: {
+        path: '^src/(wire|http|cutover|observe|store|session|execution|cli|shim[.]ts)',
+        // The shim is a SEP-2663 client of a 2026-07-28 upstream: it speaks that wire from the
+        // same schema and header modules the adapter serves it with.
+        pathNot: '^src/wire/sep2663/(constants|schemas|result-schemas|headers|header-value)[.]ts$',
+      },
     },
     {
       name: 'wire-not-to-store',

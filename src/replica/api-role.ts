@@ -11,6 +11,7 @@ import type { Observability } from '../observe/observability.js';
 import { LegacyAdapter } from '../wire/legacy/endpoint.js';
 import { Passthrough } from '../wire/legacy/passthrough.js';
 import { SessionReaper } from '../wire/legacy/session-reaper.js';
+import { SessionlessUpstream } from '../wire/legacy/sessionless-upstream.js';
 import { Sep2663Handler } from '../wire/sep2663/handler.js';
 import type { Stores } from './stores.js';
 import type { UpstreamPart } from './upstream.js';
@@ -66,10 +67,23 @@ export function startApiRole(options: ApiRoleOptions): ApiRole {
     streams,
   });
   const passthrough = new Passthrough(config.upstreamUrl, config.upstreamHeaders, upstream.unreachable);
+  // Legacy sessions in front of a 2026-07-28 upstream, which has none: translated through the gateway.
+  const sessionless = new SessionlessUpstream({
+    upstream: {
+      protocol: async () => (await gateway.discover()).protocol,
+      serverDiscover: (signal) => gateway.serverDiscover(signal),
+      request: (method, params, schema, signal, timeoutMs) => gateway.request(method, params, schema, signal, timeoutMs),
+      callTool: (name, args, options) => gateway.callTool(name, args, options),
+    },
+    passthrough,
+    serverInfo,
+    timeoutMs: () => service.syncTimeoutMs,
+  });
   const legacy = new LegacyAdapter({
     service,
     sessions: stores.sessions,
     passthrough,
+    sessionless,
     upstreamUrl: config.upstreamUrl,
     upstreamHeaders: config.upstreamHeaders,
     serverInfo,

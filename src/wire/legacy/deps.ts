@@ -3,12 +3,15 @@ import type { OpenStreams } from '../../http/open-streams.js';
 import type { SessionStore } from '../../session/session-store.js';
 import type { LegacyHooks } from './hooks.js';
 import type { Passthrough } from './passthrough.js';
+import type { SessionlessUpstream } from './sessionless-upstream.js';
 
 /** What the legacy adapter needs from the rest of the shim. */
 export interface LegacyDeps {
   service: TaskService;
   sessions: SessionStore;
   passthrough: Passthrough;
+  /** Serves the sessions of an upstream that has none (a 2026-07-28 server) in place of the passthrough. */
+  sessionless?: SessionlessUpstream;
   upstreamUrl: string;
   /** The shim's own credentials at the upstream, on every request the adapter sends it. */
   upstreamHeaders: Readonly<Record<string, string>>;

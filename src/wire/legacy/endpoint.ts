@@ -75,6 +75,9 @@ export class LegacyAdapter implements LegacyEndpoint {
   /** A forward is handed to the upstream at once; an answer of the shim's own is written. */
   private deliver(req: IncomingMessage, res: ServerResponse, routed: Reply | Forward, body: Buffer | undefined, visit: LegacyVisit | undefined): Promise<void> | undefined {
     if (routed instanceof Forward) {
+      // An upstream without sessions gets the message translated (sessionless-upstream.ts).
+      const translated = this.deps.sessionless?.forward(req, res, routed, body, visit);
+      if (translated) return translated;
       this.deps.passthrough.forward(req, res, routed, body, visit);
       return undefined;
     }

@@ -11,7 +11,7 @@ const POLL_KEY = JSON.stringify(POLL);
 const WORKING = JSON.stringify(STATUS_TABLE.working.sep2663);
 
 /** The `Task` fields every SEP-2663 task shape starts with. */
-export function renderTask(task: PolledTask): Record<string, unknown> {
+function renderTask(task: PolledTask): Record<string, unknown> {
   const out: Record<string, unknown> = {
     taskId: task.taskId,
     status: STATUS_TABLE[task.status].sep2663,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TaskRecord } from '../../../src/core/task.js';
-import { createTaskMembers, renderDetailedTask, renderTask } from '../../../src/wire/sep2663/render.js';
+import { createTaskMembers, renderDetailedTask } from '../../../src/wire/sep2663/render.js';
 import { taskRecord, TRICKY_TEXT } from '../../support/task-record.js';
 
 const base: TaskRecord = taskRecord();
@@ -36,7 +36,7 @@ describe('CreateTaskResult members', () => {
     'a record that ended already': { ...base, status: 'completed', result: { content: [] } },
   })) {
     it(`are byte for byte the stringified working Task: ${name}`, () => {
-      expect(`{${createTaskMembers(task)}}`).toBe(JSON.stringify(renderTask({ ...task, status: 'working' })));
+      expect(`{${createTaskMembers(task)}}`).toBe(JSON.stringify(renderDetailedTask({ ...task, status: 'working' })));
     });
   }
 });
