@@ -10,8 +10,6 @@
  * from the `pathNot` of the error rule.
  */
 
-/** src/wire modules that still import src/store: render.ts (PolledTask, the stored JSON it splices). */
-const WIRE_TO_STORE_PENDING = ['^src/wire/sep2663/render[.]ts$'];
 /** src/wire modules that still import HTTP writers (writeReply) instead of returning a Reply. */
 const WIRE_TO_HTTP_PENDING = ['^src/wire/sep2663/listen[.]ts$', '^src/wire/legacy/endpoint[.]ts$'];
 /** Modules outside the upstream gateway that still open their own upstream client. */
@@ -70,14 +68,7 @@ module.exports = {
       name: 'wire-not-to-store',
       comment: 'Adapters talk to the core (TaskService) only: the core is the only door to the task store.',
       severity: 'error',
-      from: { path: '^src/wire/', pathNot: WIRE_TO_STORE_PENDING },
-      to: { path: '^src/store/' },
-    },
-    {
-      name: 'wire-not-to-store-pending',
-      comment: 'Known today: render.ts takes PolledTask from the store. Flip to error once gone.',
-      severity: 'warn',
-      from: { path: WIRE_TO_STORE_PENDING },
+      from: { path: '^src/wire/' },
       to: { path: '^src/store/' },
     },
     {

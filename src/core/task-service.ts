@@ -4,7 +4,7 @@ import { checkAnswer, ERROR_ANSWER } from './input-responses.js';
 import { planCall, resolvePolicy, type CallPlan, type PolicySources, type ToolPolicy } from './policy.js';
 import type { Clock, ToolCatalog, ToolInfo, ToolInvoker } from './ports.js';
 import type { CallContext, CallOutcome, CallRequest } from './call.js';
-import { isTerminal, type JsonRpcErrorObject, type TaskRecord } from './task.js';
+import { isTerminal, type JsonRpcErrorObject, type PolledTask, type TaskRecord } from './task.js';
 import type { PrincipalLimits, StreamSlot } from './limits.js';
 import type { TaskChange, Unsubscribe } from './task-change.js';
 import { ParkedCalls } from './parked-call.js';
@@ -12,7 +12,7 @@ import { requestStateOf } from './mrtr-retry.js';
 import { PreTaskCalls, type CallWindow } from './pre-task-call.js';
 import type { TaskIntake } from './task-intake.js';
 import { waitForTask } from './task-watch.js';
-import type { CancelOutcome, PolledTask, TaskStore } from '../store/task-store.js';
+import type { CancelOutcome, TaskStore } from '../store/task-store.js';
 
 export interface TaskServiceOptions {
   store: TaskStore;

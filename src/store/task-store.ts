@@ -1,4 +1,4 @@
-import type { InputRequest, JsonRpcErrorObject, NewTask, TaskRecord, TaskStatus } from '../core/task.js';
+import type { InputRequest, JsonRpcErrorObject, NewTask, PolledTask, TaskRecord } from '../core/task.js';
 import type { TaskChange, Unsubscribe } from '../core/task-change.js';
 
 /** The final outcome the worker writes; `completed` covers tool results with `isError: true`. */
@@ -21,27 +21,6 @@ export interface HoldOutcome {
   held: boolean;
   /** Members the principal holds after the call. */
   open: number;
-}
-
-/**
- * What a status poll shows of a task (a SEP-2663 `DetailedTask`), read without the rest of the
- * record. JSON values are the JSON text the store holds, as `JSON.stringify` wrote it, so that an
- * answer can splice them instead of parsing and stringifying them again.
- */
-export interface PolledTask {
-  taskId: string;
-  status: TaskStatus;
-  statusMessage?: string;
-  createdAt: number;
-  lastUpdatedAt: number;
-  ttlMs: number;
-  pollIntervalMs: number;
-  /** `completed`: the upstream's CallToolResult. */
-  result?: string;
-  /** `failed`: the JSON-RPC error object. */
-  error?: string;
-  /** `input_required` only: the outstanding requests as [key, request], in the record's key order. */
-  inputRequests: ReadonlyArray<readonly [string, string]>;
 }
 
 export interface CancelOutcome {

@@ -3,20 +3,20 @@ import { sourcesOf } from '../../mapping/transitions.js';
 import {
   expiresAt,
   isExpired,
+  polledOf,
   type InputRequest,
   type NewTask,
+  type PolledTask,
   type TaskRecord,
   type TaskStatus,
 } from '../../core/task.js';
 import { initialRecord } from '../initial-record.js';
 import { ListenerSet } from '../listeners.js';
-import { polledOf } from '../polled-task.js';
 import type {
   AnswerOutcome,
   CancelOutcome,
   HoldOutcome,
   OpenKind,
-  PolledTask,
   TaskOutcome,
   TaskStore,
 } from '../task-store.js';
@@ -64,8 +64,7 @@ export class EmbeddedTaskStore implements TaskStore {
 
   async poll(taskId: string, principal: string): Promise<PolledTask | undefined> {
     const record = this.live(taskId, Date.now())?.record;
-    // polledOf copies everything it takes (stringified), so no clone is needed.
-    return record?.principal === principal ? polledOf(record) : undefined;
+    return record?.principal === principal ? structuredClone(polledOf(record)) : undefined;
   }
 
   async load(taskId: string): Promise<TaskRecord | undefined> {

@@ -1,6 +1,6 @@
 import { Cluster } from 'ioredis';
 import { InternalError } from '../../core/errors.js';
-import { isExpired, type InputRequest, type NewTask, type TaskRecord, type TaskStatus } from '../../core/task.js';
+import { isExpired, type InputRequest, type NewTask, type PolledTask, type TaskRecord, type TaskStatus } from '../../core/task.js';
 import { initialRecord } from '../initial-record.js';
 import { ListenerSet } from '../listeners.js';
 import type {
@@ -8,7 +8,6 @@ import type {
   CancelOutcome,
   HoldOutcome,
   OpenKind,
-  PolledTask,
   TaskOutcome,
   TaskStore,
 } from '../task-store.js';
