@@ -98,6 +98,8 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
       ttlMs: options.timeoutMs,
       deadline: Date.now() + options.timeoutMs,
       signal: options.signal ?? new AbortController().signal,
+      // A synchronous call has no record a client could cancel: its caller's signal ends it.
+      cancel: new AbortController().signal,
       onInput: (request, _id, signal) => {
         if (!options.onInput) throw new ShimError(ErrorCode.MethodNotFound, `${request.method} is not available for this call`);
         return options.onInput(request, signal);
@@ -152,6 +154,10 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
     });
   }
 
+  async abandon(upstreamTaskId: string, upstreamSessionId: string): Promise<void> {
+    await this.withSession(upstreamSessionId || undefined, (session) => session.cancelOnly(upstreamTaskId)).catch(() => undefined);
+  }
+
   /** Plain requests for stateless clients (resources, prompts, ping). */
   request<S extends z.ZodType>(method: string, params: Record<string, unknown> | undefined, schema: S, signal?: AbortSignal): Promise<z.infer<S>> {
     return this.pool.request(method, params, schema, signal);
@@ -176,7 +182,7 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
     await this.pool.close();
   }
 
-  private async withSession(sessionId: string | undefined, fn: (session: UpstreamTaskSession) => Promise<NativeOutcome>): Promise<NativeOutcome> {
+  private async withSession<T>(sessionId: string | undefined, fn: (session: UpstreamTaskSession) => Promise<T>): Promise<T> {
     let session: UpstreamTaskSession;
     try {
       session = await UpstreamTaskSession.open(this.options, this.limits, sessionId);
