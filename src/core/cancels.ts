@@ -1,28 +1,14 @@
+import { UPSTREAM_CANCEL_GRACE_MS, UPSTREAM_CANCEL_MESSAGES } from '../mapping/upstream-statuses.js';
 import type { Clock } from './ports.js';
 import { isTerminal, type TaskRecord } from './task.js';
 import { waitForTask } from './task-watch.js';
 import type { CancelOutcome, TaskStore } from '../store/task-store.js';
 
 /**
- * How long the cancel of a task that an upstream task backs waits for the upstream's answer
- * (docs/decisions/0024-cancel-awaits-the-upstream.md). The mirror forwards the cancel for this
- * long; past it (and a settling margin) the record ends `cancelled` without the upstream's word.
- */
-export const UPSTREAM_CANCEL_GRACE_MS = 5_000;
-
-/**
  * Past the grace, how long the mirror still has to write what the upstream answered (a result it
  * was fetching when the upstream refused the cancel) before the record ends without it.
  */
 const SETTLE_MS = 1_000;
-
-/** The statusMessages of a cancel that an upstream task answers (docs/mapping.md). */
-export const UPSTREAM_CANCEL_MESSAGES = {
-  awaiting: 'Cancel requested; waiting for the upstream to confirm.',
-  confirmed: 'Cancelled by the client; the upstream confirmed.',
-  unconfirmed: (graceMs: number, answer?: string) =>
-    `Cancelled by the client; the upstream did not confirm within ${graceMs} ms${answer ? ` (it answered: ${answer})` : ''}.`,
-} as const;
 
 /**
  * Records cancel requests and bounds the ones that wait for an upstream: a task an upstream task

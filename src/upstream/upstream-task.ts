@@ -2,11 +2,10 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode as SdkErrorCode, McpError, TaskStatusNotificationSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { UPSTREAM_CANCEL_GRACE_MS, UPSTREAM_CANCEL_MESSAGES } from '../core/cancels.js';
 import { ErrorCode, UnavailableError, UpstreamRpcError } from '../core/errors.js';
 import type { NativeOutcome } from '../core/ports.js';
 import type { JsonRpcErrorObject } from '../core/task.js';
-import { UPSTREAM_STATUS_TABLE, UPSTREAM_TASK_STATUSES, type UpstreamTaskStatus } from '../mapping/upstream-statuses.js';
+import { UPSTREAM_CANCEL_GRACE_MS, UPSTREAM_CANCEL_MESSAGES, UPSTREAM_STATUS_TABLE, UPSTREAM_TASK_STATUSES, type UpstreamTaskStatus } from '../mapping/upstream-statuses.js';
 import { connectWithRetries, openSdkClient, translateError, type SdkClientOptions, type UpstreamInputHandler } from './sdk-client.js';
 
 /** The upstream task as its CreateTaskResult / tasks/get describe it. */
