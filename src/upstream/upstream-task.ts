@@ -276,8 +276,9 @@ export class UpstreamTaskSession {
         }
         if (last && terminalSince !== undefined && now - terminalSince >= limits.resultGraceMs) return this.fromStatus(last, undefined);
         if (now - heardAt >= pollMs) {
+          // The interval runs from the poll's start: one request per pollInterval, however long each takes.
+          heardAt = now;
           const polled = await this.request('tasks/get', { taskId }, pollMs * 4);
-          heardAt = Date.now();
           if (polled.ok) {
             unreachable = 0;
             observe(polled.value, 'tasks/get');
