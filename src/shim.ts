@@ -23,8 +23,8 @@ import { CutoverStage } from './cutover/stage.js';
 import { cutoverSettings, describeLiveChanges, keyMaterialDigest } from './config/reload.js';
 import { errorFields, type Logger } from './observe/logger.js';
 import { createObservability } from './observe/observability.js';
-import { UpstreamGateway, type ToolMode } from './upstream/gateway.js';
-import type { UpstreamReport } from './upstream/discovery.js';
+import { UpstreamGateway } from './upstream/gateway.js';
+import { executionMode } from './upstream/discovery.js';
 import { EmbeddedTaskStore } from './store/embedded/embedded-store.js';
 import { RedisTaskStore } from './store/redis/redis-store.js';
 import type { TaskStore } from './store/task-store.js';
@@ -41,8 +41,6 @@ export interface Shim {
   url: string;
   server: Server;
   store: TaskStore;
-  /** What the upstream speaks and how each of its tools runs, learned at start (the start-up lines print it). */
-  upstream(): Promise<{ report: UpstreamReport; tools: ToolMode[] }>;
   /** Stops at once: connections cut, running jobs given a few seconds. */
   close(): Promise<void>;
   /**
@@ -145,8 +143,11 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   const streams = new OpenStreams({ maxStreamBytes: config.maxStreamBufferBytes, maxTotalBytes: config.maxStreamBufferTotalBytes });
   // The table reads the catalog built below; it is only called once the shim is up.
   const describePolicies = async (): Promise<PolicyTable> => {
-    const tools = await withTimeout(catalog.all(), POLICY_LISTING_MS, `the upstream did not list its tools within ${POLICY_LISTING_MS / 1000} s`);
-    return policyTable(tools, catalog.declaresTasks(), policies);
+    const [tools, report] = await Promise.all([
+      withTimeout(catalog.all(), POLICY_LISTING_MS, `the upstream did not list its tools within ${POLICY_LISTING_MS / 1000} s`),
+      gateway.discover(),
+    ]);
+    return policyTable(tools, catalog.declaresTasks(), policies, { report, execution: (tool) => executionMode(report, tool) });
   };
   // Before anything uses the store: task lifecycles are recorded at it (docs/dashboard.md).
   const observability = createObservability({
@@ -298,10 +299,6 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     server,
     store,
     policies: describePolicies,
-    upstream: async () => {
-      const report = await gateway.discover();
-      return { report, tools: report.problem ? [] : await gateway.toolModes().catch(() => []) };
-    },
     async close() {
       reaper.stop();
       await new Promise<void>((resolve) => {

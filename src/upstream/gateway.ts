@@ -28,12 +28,6 @@ export interface UpstreamGatewayOptions extends SdkClientOptions {
 const REDISCOVER_MS = 5_000;
 const DISCOVER_TIMEOUT_MS = 5_000;
 
-export interface ToolMode {
-  name: string;
-  taskSupport?: string;
-  mode: ExecutionMode;
-}
-
 /**
  * The only door to the upstream for tool calls and tasks: the pooled SDK clients for plain calls
  * and translated requests, what the upstream speaks (learned once, or pinned), and the upstream
@@ -71,12 +65,6 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
   async modeOf(tool: string): Promise<ExecutionMode> {
     const [report, info] = await Promise.all([this.discover(), this.catalog.get(tool)]);
     return executionMode(report, info);
-  }
-
-  /** Every tool and how its tasks run, for the start-up lines. */
-  async toolModes(): Promise<ToolMode[]> {
-    const [report, tools] = await Promise.all([this.discover(), this.catalog.refresh()]);
-    return tools.map((tool) => ({ name: tool.name, taskSupport: tool.execution?.taskSupport, mode: executionMode(report, tool) }));
   }
 
   async isNative(tool: string): Promise<boolean> {

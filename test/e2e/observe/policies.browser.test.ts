@@ -52,14 +52,15 @@ describe('the time to end of a task of known duration on the dashboard', () => {
 });
 
 describe('the task policies on the dashboard', () => {
-  it('serves each upstream tool with its effective policy and source as JSON', async () => {
+  it('serves what the upstream speaks and each upstream tool with its effective policy, source and execution mode as JSON', async () => {
     const table = await dashboardJson(shim.baseUrl, 'policies');
     expect(table).toEqual({
+      upstream: { protocol: '2025-11-25', pinned: false, tasks: false, sep2663Tasks: false },
       upstreamDeclaresTasks: false,
       default: 'auto',
       tools: [
-        { tool: 'build_report', mode: 'auto', source: 'default', syncWindowMs: 1000, upstreamTaskSupport: 'forbidden' },
-        { tool: 'lookup', mode: 'optional', source: 'policy file', upstreamTaskSupport: 'forbidden' },
+        { tool: 'build_report', mode: 'auto', source: 'default', syncWindowMs: 1000, upstreamTaskSupport: 'forbidden', execution: 'shim' },
+        { tool: 'lookup', mode: 'optional', source: 'policy file', upstreamTaskSupport: 'forbidden', execution: 'shim' },
       ],
       unknownConfigured: ['ghost_tool'],
     });
@@ -72,8 +73,10 @@ describe('the task policies on the dashboard', () => {
     await page.goto(`${shim.baseUrl}/dashboard?range=1h`);
     await page.waitForSelector('#policies tbody tr[data-tool="lookup"]');
     const cells = (tool: string) => page.locator(`#policies tbody tr[data-tool="${tool}"] td`).allTextContents();
-    expect(await cells('build_report')).toEqual(['build_report', 'auto (1.00 s window)', 'default', 'forbidden']);
-    expect(await cells('lookup')).toEqual(['lookup', 'optional', 'policy file', 'forbidden']);
+    const shimRuns = "shim (a plain call run as the shim's task)";
+    expect(await cells('build_report')).toEqual(['build_report', 'auto (1.00 s window)', 'default', 'forbidden', shimRuns]);
+    expect(await cells('lookup')).toEqual(['lookup', 'optional', 'policy file', 'forbidden', shimRuns]);
+    expect(await page.textContent('#upstream-report')).toBe('Upstream protocol 2025-11-25 (discovered), no capabilities.tasks.');
     expect(await page.textContent('#policies-note')).toBe('The upstream declares no tasks: the policy file, else the default (auto), applies.');
     expect(await page.isVisible('#policies-warning')).toBe(true);
     expect(await page.textContent('#policies-warning')).toBe('The policy file names tools the upstream does not have: ghost_tool');
