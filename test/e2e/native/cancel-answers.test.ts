@@ -1,36 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useBadUpstreamStack } from '../../support/bad-upstream-stack.js';
 import type { StoreKind } from '../../support/e2e-stack.js';
 import { LegacySession } from '../../support/legacy-client.js';
-import { startRedis, type RedisServer } from '../../support/redis-server.js';
 import { pollUntil, Sep2663Client, textOf, type Json } from '../../support/sep2663-client.js';
-import { startShimProcess, type ShimProcess } from '../../support/shim-process.js';
-import { startBadTaskUpstream, type BadTaskUpstream } from '../../fixtures/bad-task-upstream.js';
 
 // The cancel of a task an upstream task backs ends with the upstream's answer (docs/decisions/0024).
 const STORES: StoreKind[] = ['redis', 'embedded'];
 const TERMINAL = ['completed', 'failed', 'cancelled'];
 const GRACE_MS = 5_000;
 const UNCONFIRMED = `Cancelled by the client; the upstream did not confirm within ${GRACE_MS} ms.`;
-let redis: RedisServer;
-let upstream: BadTaskUpstream;
-const shims = new Map<StoreKind, ShimProcess>();
-
-beforeAll(async () => {
-  [redis, upstream] = await Promise.all([startRedis(), startBadTaskUpstream()]);
-  for (const kind of STORES) shims.set(kind, await startShimProcess({ upstreamUrl: upstream.url, redisUrl: kind === 'redis' ? redis.url : undefined }));
-});
-
-afterAll(async () => {
-  await Promise.all([...shims.values()].map((shim) => shim.stop()));
-  await upstream.close();
-  await redis.stop();
-});
+const stack = useBadUpstreamStack(STORES);
 
 /** The mirror runs (the record is bound to its upstream task) once the upstream's statusMessage shows. */
 const mirrored = (task: Json): boolean => task.statusMessage === 'Working';
 
 describe.concurrent.each(STORES)('a cancel that the upstream answers its own way (%s store)', (store) => {
-  const url = (): string => shims.get(store)!.url;
+  const url = (): string => stack.shim(store).url;
 
   it('SEP-2663: acks at once; a task the upstream finished first ends completed with its real result', async () => {
     const c = new Sep2663Client(url());

@@ -1,22 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnNativeUpstream, type DemoUpstreamProcess } from '../../support/demo-upstream-process.js';
+import { launchChromium, type Chromium } from '../../support/chromium.js';
 import { dashboardJson } from '../../support/observe.js';
 import { pollUntil } from '../../support/sep2663-client.js';
 import { startShimProcess, type ShimProcess } from '../../support/shim-process.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const NATIVE = 'native (the upstream runs the task; the shim mirrors it)';
 const SHIM = "shim (a plain call run as the shim's task)";
 
 let upstream: DemoUpstreamProcess;
 let discovered: ShimProcess;
 let pinned: ShimProcess;
-let context: BrowserContext;
-let profile: string;
+let browser: Chromium;
 
 beforeAll(async () => {
   upstream = await spawnNativeUpstream(['--port', '0']);
@@ -26,13 +21,11 @@ beforeAll(async () => {
     startShimProcess({ upstreamUrl: upstream.url, policy }),
     startShimProcess({ upstreamUrl: upstream.url, policy, args: ['--upstream-protocol', '2026-07-28'] }),
   ]);
-  profile = mkdtempSync(join(tmpdir(), 'mts-chromium-'));
-  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu'], headless: true });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
-  await context?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
+  await browser?.close();
   await Promise.all([discovered?.stop(), pinned?.stop()]);
   upstream?.killGroup();
   await upstream?.exited;
@@ -40,7 +33,7 @@ afterAll(async () => {
 
 /** The rows of the page's policy table, by tool. */
 async function pageTable(baseUrl: string): Promise<{ report: string | null; rows: Record<string, string[]>; errors: string[] }> {
-  const page = await context.newPage();
+  const page = await browser.context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   await page.goto(`${baseUrl}/dashboard?range=1h`);
