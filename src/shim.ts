@@ -143,10 +143,11 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   const streams = new OpenStreams({ maxStreamBytes: config.maxStreamBufferBytes, maxTotalBytes: config.maxStreamBufferTotalBytes });
   // The table reads the catalog built below; it is only called once the shim is up.
   const describePolicies = async (): Promise<PolicyTable> => {
-    const [tools, report] = await Promise.all([
-      withTimeout(catalog.all(), POLICY_LISTING_MS, `the upstream did not list its tools within ${POLICY_LISTING_MS / 1000} s`),
-      gateway.discover(),
-    ]);
+    const [tools, report] = await withTimeout(
+      Promise.all([catalog.all(), gateway.discover()]),
+      POLICY_LISTING_MS,
+      `the upstream did not list its tools within ${POLICY_LISTING_MS / 1000} s`,
+    );
     return policyTable(tools, catalog.declaresTasks(), policies, { report, execution: (tool) => executionMode(report, tool) });
   };
   // Before anything uses the store: task lifecycles are recorded at it (docs/dashboard.md).
