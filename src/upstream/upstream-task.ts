@@ -207,7 +207,8 @@ export class UpstreamTaskSession {
       wakeUp();
     };
 
-    const observe = (value: unknown, via: string): void => {
+    // `at`: when the news was current (a poll's start, so that polls keep to one per pollInterval).
+    const observe = (value: unknown, via: string, at = Date.now()): void => {
       const task = parseTask(value);
       if (typeof task === 'string') {
         fault ??= failed(`The upstream's ${via} for task ${taskId} is not a task (${task})`);
@@ -217,7 +218,7 @@ export class UpstreamTaskSession {
         fault ??= failed(`The upstream's task ${taskId} went from ${last.status} back to ${task.status}`);
       } else {
         last = task;
-        heardAt = Date.now();
+        heardAt = Math.max(heardAt, at);
         if (UPSTREAM_STATUS_TABLE[task.status].record === 'live') {
           if (task.statusMessage) hooks.onStatusMessage?.(task.statusMessage);
         } else {
@@ -281,7 +282,7 @@ export class UpstreamTaskSession {
           const polled = await this.request('tasks/get', { taskId }, pollMs * 4);
           if (polled.ok) {
             unreachable = 0;
-            observe(polled.value, 'tasks/get');
+            observe(polled.value, 'tasks/get', now);
           } else if (polled.error instanceof UpstreamRpcError) {
             return failed(`The upstream no longer knows task ${taskId} (tasks/get: ${polled.error.code} ${polled.error.message})`);
           } else if (++unreachable >= limits.unreachableAttempts) {
