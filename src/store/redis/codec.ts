@@ -51,9 +51,9 @@ export function encodeAnswer(answer: unknown): string {
 
 /** The fields a finish writes besides the status. */
 export function encodeOutcome(outcome: TaskOutcome): string[] {
-  return outcome.status === 'completed'
-    ? ['result', JSON.stringify(outcome.result)]
-    : ['error', JSON.stringify(outcome.error), 'statusMessage', outcome.statusMessage];
+  if (outcome.status === 'completed') return ['result', JSON.stringify(outcome.result)];
+  if (outcome.status === 'cancelled') return ['statusMessage', outcome.statusMessage];
+  return ['error', JSON.stringify(outcome.error), 'statusMessage', outcome.statusMessage];
 }
 
 /** The record in a hash (HGETALL as an object); `undefined` for a missing key. */

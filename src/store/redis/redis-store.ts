@@ -204,13 +204,15 @@ export class RedisTaskStore implements TaskStore {
     principal: string,
     statusMessage: string,
     now: number,
+    awaitingUpstream = statusMessage,
   ): Promise<CancelOutcome | undefined> {
-    const args = [principal, statusList(CANCEL_FROM), 'cancelled', statusMessage];
+    const args = [principal, statusList(CANCEL_FROM), 'cancelled', statusMessage, awaitingUpstream];
     const reply = await this.run('cancel', taskId, now, args);
     if (reply === null) return undefined;
     const [changed, hash] = reply as [number, string[]];
-    if (changed === 1) this.releaseQuietly(principal, taskId);
-    return { changed: changed === 1, task: decodeFlatTask(hash)! };
+    const task = decodeFlatTask(hash)!;
+    if (changed === 1 && task.status === 'cancelled') this.releaseQuietly(principal, taskId);
+    return { changed: changed === 1, task };
   }
 
   async touchSession(
