@@ -16,7 +16,7 @@ const WIRE_TO_HTTP_PENDING = ['^src/wire/sep2663/listen[.]ts$', '^src/wire/legac
 const UPSTREAM_CLIENT_PENDING = ['^src/wire/legacy/passthrough[.]ts$'];
 
 /** Where an upstream client may be built: the gateway, the client helper (its own package), and the benchmarks' load generators. */
-const UPSTREAM_CLIENT_HOMES = ['^src/upstream/', '^packages/client/', '^bench/'];
+const UPSTREAM_CLIENT_HOMES = ['^src/upstream/', '^packages/client/', '^bench/', '^test/'];
 const UPSTREAM_CLIENTS = ['(^|/)node_modules/undici/', '(^|/)node_modules/@modelcontextprotocol/sdk/dist/[^/]+/client/'];
 
 const TYPE_ONLY = ['type-only'];
