@@ -1,10 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCodemod } from '../../codemods/run.js';
-import { ROOT } from './support.js';
+import { ROOT, runCollecting, tempRepo } from './support.js';
 
 /** A client file in the codemod's default style (semicolons, single quotes), with one call to rewrite. */
 const CLIENT_FILE = `import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -23,21 +21,12 @@ afterEach(() => {
 
 /** A temporary repo with `files`; with `installed`, its node_modules (this repository's) hold Prettier. */
 function repo(files: Record<string, string>, installed: boolean): string {
-  const dir = mkdtempSync(join(tmpdir(), 'codemod-prettier-'));
+  const dir = tempRepo('codemod-prettier-', files, { nodeModules: installed });
   dirs.push(dir);
-  if (installed) symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, path)), { recursive: true });
-    writeFileSync(join(dir, path), text);
-  }
   return dir;
 }
 
-async function run(dir: string, extra: { dryRun?: boolean } = {}) {
-  const stderr: string[] = [];
-  const result = await runCodemod({ path: dir, force: true, stdout: () => {}, stderr: (t) => void stderr.push(t), ...extra });
-  return { ...result, stderr: stderr.join('') };
-}
+const run = runCollecting;
 
 /** Prettier's own verdict on a file under the repo's config: true when it is formatted. */
 function prettierAccepts(dir: string, file: string): boolean {
