@@ -21,12 +21,6 @@ export const MARKERS = {
   'stream-shape': {
     instruction: 'callToolStream is not consumed by one for-await loop that branches on message.type: use tasksClient.callTool(name, args, { onTaskCreated, onStatus }) or startTool + waitForTask',
   },
-  'request-options': {
-    instruction: 'these request options cannot be mapped here (getTask/cancelTask take none; spreads, unknown keys, or onprogress next to a taskStatus branch): pass signal/onStatus to tasksClient.callTool or waitForTask by hand',
-  },
-  'reset-timeout': {
-    instruction: 'resetTimeoutOnProgress is gone: the timeout is now a fixed deadline (AbortSignal.timeout) that cancels the task when it fires; raise it if the task reports progress for longer',
-  },
   'mcp-error-check': {
     instruction: "the rewritten task calls throw the client helper's errors (McpRequestError, McpHttpError, TaskFailedError, TaskCancelledError from mcp-tasks-shim/client), not the SDK's McpError: check for those here",
   },
@@ -34,7 +28,7 @@ export const MARKERS = {
     instruction: 'SEP-2663: cancelling a task that already finished succeeds (an empty ack) instead of failing: code that expects this cancel to reject must change',
   },
   'task-shape': {
-    instruction: "this is now the helper's TaskSnapshot (ttlMs, pollIntervalMs, result/error inlined), not the SDK's Task (ttl, pollInterval): convert it where it is passed on",
+    instruction: "this is now the helper's TaskSnapshot (SEP-2663 statuses, ttlMs, pollIntervalMs, result/error inlined), not the tasks/status dialect's task: convert it where it is passed on",
   },
   'tasks-list': {
     instruction: `tasks/list is gone in SEP-2663: ${note('tasks/list')} (TasksClient keeps them in its taskStore; resumeAll() drives them)`,
@@ -55,10 +49,10 @@ export const MARKERS = {
     instruction: `notifications/tasks/status is not sent on SEP-2663 (${note('notifications/tasks/status')}): pass this handler as onStatus to tasksClient.callTool/waitForTask`,
   },
   'elicitation-handler': {
-    instruction: `this elicitation handler answers task input: ${note('elicitation/create')}; pass it as onInputRequest to the TasksClient`,
+    instruction: `this elicitation handler answers task input: ${note('elicitation/create')}; pass it as onInputRequest to the TasksClient, or to setTaskInputHandler(client, …) for a client created elsewhere (it was left: it uses its extra argument, answers task-augmented requests with a task, or the helper already has a handler)`,
   },
   'elicitation-moved': {
-    instruction: 'the elicitation handler moved to the TasksClient (onInputRequest); this SDK Client still sends requests: register a handler again if they elicit',
+    instruction: 'the elicitation handler moved to the client helper (onInputRequest, setTaskInputHandler); this SDK Client may still send requests: register a handler on it again if they elicit',
   },
   'sdk-client-unused': {
     instruction: 'this SDK Client no longer sends task requests: remove it (and its connect/close) if nothing else needs it',
@@ -67,7 +61,7 @@ export const MARKERS = {
     instruction: 'a tasks/create-dialect status word compared with a status the codemod cannot trace to a task: SEP-2663 tasks use working, input_required, completed, failed, cancelled',
   },
   'custom-transport': {
-    instruction: 'a legacy tasks request built by hand (custom transport): send it through TasksClient (callTool, getTask, updateTask, cancelTask) instead',
+    instruction: 'a legacy tasks request built by hand (custom transport) or forwarded with a method chosen at run time (a proxy): send it through TasksClient (callTool, getTask, updateTask, cancelTask) instead',
   },
 } as const satisfies Record<string, { instruction: string }>;
 

@@ -76,12 +76,8 @@ export function matchRawRequest(call: CallExpression): RawRequest | undefined {
   if (!Node.isPropertyAccessExpression(callee) || callee.getName() !== 'request') return undefined;
   const [request, schema, options] = call.getArguments();
   if (!request || !Node.isObjectLiteralExpression(request)) return undefined;
-  const methodProp = request.getProperty('method');
-  if (!methodProp || !Node.isPropertyAssignment(methodProp)) return undefined;
-  const method = methodProp.getInitializer();
-  if (!method || !(Node.isStringLiteral(method) || Node.isNoSubstitutionTemplateLiteral(method))) return undefined;
-  const value = method.getLiteralText();
-  if (!LEGACY_METHODS.has(value)) return undefined;
+  const value = methodLiteral(propertyValue(request, 'method'));
+  if (value === undefined || !LEGACY_METHODS.has(value)) return undefined;
   const paramsProp = request.getProperty('params');
   let params: Expression | undefined;
   if (paramsProp && Node.isPropertyAssignment(paramsProp)) params = paramsProp.getInitializer();
@@ -92,6 +88,21 @@ export function matchRawRequest(call: CallExpression): RawRequest | undefined {
   });
   if (extra) return undefined;
   return { call, receiver: callee.getExpression(), method: value, request, params, schema, options };
+}
+
+/**
+ * The method a request names: a string literal, or a `const` initialised with one
+ * (`const method: CallToolRequest['method'] = 'tools/call'`, `as const` allowed).
+ */
+function methodLiteral(node: Node | undefined): string | undefined {
+  while (node && (Node.isAsExpression(node) || Node.isParenthesizedExpression(node))) node = node.getExpression();
+  if (!node) return undefined;
+  if (Node.isStringLiteral(node) || Node.isNoSubstitutionTemplateLiteral(node)) return node.getLiteralText();
+  if (!Node.isIdentifier(node)) return undefined;
+  const binding = resolveIdentifier(node);
+  if (binding?.kind !== 'variable' || binding.element || binding.decl.getVariableStatement()?.getDeclarationKind() !== 'const') return undefined;
+  const init = binding.decl.getInitializer();
+  return init && !Node.isIdentifier(init) ? methodLiteral(init) : undefined;
 }
 
 /** The value of a plain property of an object literal (`name: value` or shorthand `name`). */

@@ -2,8 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, parse } from 'node:path';
 
-/** What happened to the changed files and Prettier, for the summary. */
-export type PrettierOutcome = { ran: true; files: number } | { ran: false; reason: string };
+/**
+ * What happened to the changed files and Prettier, for the summary. `failed`: Prettier ran and
+ * refused (a config it rejects, a file it cannot format); the rewritten files stay as the codemod
+ * wrote them (docs/decisions/0029-prettier-failure-keeps-rewrites.md).
+ */
+export type PrettierOutcome = { kind: 'ran'; files: number } | { kind: 'not-run'; reason: string } | { kind: 'failed'; message: string };
 
 const CONFIG_FILES = [
   '.prettierrc',
@@ -46,10 +50,30 @@ function hasPackageKey(path: string): boolean {
  * config and Prettier installed; otherwise says why not.
  */
 export function runPrettier(root: string, files: readonly string[]): PrettierOutcome {
-  if (files.length === 0) return { ran: false, reason: 'no file changed' };
+  if (files.length === 0) return { kind: 'not-run', reason: 'no file changed' };
   const home = prettierHome(root);
-  if (!home) return { ran: false, reason: 'no Prettier config with Prettier installed' };
-  const result = spawnSync(home.bin, ['--write', '--log-level', 'warn', ...files], { cwd: home.dir, encoding: 'utf8' });
-  if (result.status !== 0) return { ran: false, reason: `prettier failed: ${(result.stderr || result.error?.message || '').trim().split('\n')[0]}` };
-  return { ran: true, files: files.length };
+  if (!home) return { kind: 'not-run', reason: 'no Prettier config with Prettier installed' };
+  const result = spawnSync(home.bin, ['--write', '--log-level', 'warn', ...files], { cwd: home.dir, encoding: 'utf8', timeout: PRETTIER_TIMEOUT_MS });
+  if (result.error) return { kind: 'failed', message: result.error.message };
+  if (result.status !== 0) return { kind: 'failed', message: `exit ${result.status ?? result.signal}: ${firstError(result.stderr)}` };
+  return { kind: 'ran', files: files.length };
+}
+
+/** A repo's Prettier that hangs must not hold the run forever. */
+const PRETTIER_TIMEOUT_MS = 120_000;
+
+/** Prettier's first error lines (without its `[error]` prefixes): what it rejected, and where. */
+function firstError(stderr: string): string {
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.replace(/^\[error\]\s?/, '').trim())
+    .filter((l) => l !== '');
+  return lines.slice(0, 2).join(' ') || 'no message';
+}
+
+/** The summary's `prettier:` line. */
+export function describePrettier(outcome: PrettierOutcome): string {
+  if (outcome.kind === 'ran') return `ran on ${outcome.files} changed file${outcome.files === 1 ? '' : 's'}`;
+  if (outcome.kind === 'not-run') return `not run: ${outcome.reason}`;
+  return `failed (${outcome.message}): the rewritten files are written, not formatted by Prettier`;
 }

@@ -5,7 +5,7 @@ import { Project, ts } from 'ts-morph';
 import { unifiedDiff } from './diff.js';
 import { discoverFiles } from './discover.js';
 import { gitState } from './git.js';
-import { runPrettier } from './prettier.js';
+import { describePrettier, runPrettier } from './prettier.js';
 import { ReexportIndex } from './reexports.js';
 import { isFileErrorCode } from './markers.js';
 import { FINISHING, selectTransforms } from './registry.js';
@@ -179,7 +179,8 @@ export async function runCodemod(options: CodemodOptions): Promise<CodemodResult
 
   if (!options.dryRun) {
     const outcome = runPrettier(rootStat.isDirectory() ? root : dirname(root), changedFiles.map((f) => join(base, f)));
-    summary.prettier = outcome.ran ? `ran on ${outcome.files} changed file${outcome.files === 1 ? '' : 's'}` : `not run: ${outcome.reason}`;
+    summary.prettier = describePrettier(outcome);
+    if (outcome.kind === 'failed') err(`mcp-tasks-shim codemod: prettier ${summary.prettier}\n`);
   }
   summary.elapsedMs = Math.round(performance.now() - started);
   rows.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);

@@ -2,7 +2,10 @@
 export {
   TasksClient,
   tasksClientFor,
+  setTaskInputHandler,
   MemoryTaskIdStore,
+  callOptionsFrom,
+  toLegacyTask,
   McpRequestError,
   McpHttpError,
   TaskFailedError,

@@ -9,7 +9,7 @@ import { arrowCallback, caughtErrorRef, paramName, readsOf, sdkResultType, type 
 import { tasksClientAt } from './shared.js';
 import { looksLikeServer } from '../receivers.js';
 import { toolCallTarget, type ToolCallTarget } from './shared.js';
-import { mapRequestOptions, optionProperties, type MappedOptions } from '../request-options.js';
+import { mapRequestOptions, optionProperties, optionsArgument, runtimeOptions, type MappedOptions } from '../request-options.js';
 import type { Transform, TransformContext } from './types.js';
 
 type MessageType = 'taskCreated' | 'taskStatus' | 'result' | 'error';
@@ -38,11 +38,7 @@ export const callToolStream: Transform = {
       }
       const start = (site.streamStatement ?? site.loop).getStart();
       if (!ctx.isFree(start, site.loop.getEnd())) continue;
-      const options = mapRequestOptions(call.getArguments()[2]);
-      if (!options) {
-        ctx.marker(call, 'request-options');
-        continue;
-      }
+      let options = mapRequestOptions(call.getArguments()[2]);
       const params = exp.method === 'requestStream' ? toolCallParams(call.getArguments()[0]) : call.getArguments()[0];
       const target = params && toolCallTarget(ctx, call, params);
       const branches = readBranches(site.loop);
@@ -52,13 +48,10 @@ export const callToolStream: Transform = {
       }
       const tc = tasksClientAt(ctx, exp.receiver, site.streamStatement ?? site.loop, { mcpOnly: true });
       if (!tc) continue;
-      if (options.onStatus && branches.code.taskStatus?.length) {
-        ctx.marker(call, 'request-options');
-        continue;
-      }
+      // onprogress and a taskStatus branch both become onStatus: callOptionsFrom runs both.
+      if (options.onStatus && branches.code.taskStatus?.length) options = runtimeOptions(call.getArguments()[2]!);
       const text = render(ctx, site.loop, branches, target, options, tc, call.getArguments()[1]);
       if (!ctx.replaceNode(site.loop, text)) continue;
-      if (options.resetTimeout) ctx.marker(site.loop, 'reset-timeout');
       // The generator is lazy: left behind by a conflict, its declaration would send nothing.
       if (site.streamStatement) ctx.removeStatement(site.streamStatement);
       ctx.rewrote();
@@ -213,7 +206,9 @@ function render(ctx: TransformContext, loop: ForOfStatement, branches: Branches,
   }
   const args = target.args ?? (optionLines.length > 0 ? '{}' : undefined);
   const argList = [target.name, ...(args ? [args] : [])];
-  const optionsText = optionLines.length > 0 ? `, {\n${optionLines.map((l) => `${base}${u}${l},`).join('\n')}\n${base}}` : '';
+  const literal = optionLines.length > 0 ? `{\n${optionLines.map((l) => `${base}${u}${l},`).join('\n')}\n${base}}` : undefined;
+  const optionsArg = optionsArgument(ctx, options, literal);
+  const optionsText = optionsArg ? `, ${optionsArg}` : '';
   const callText = `await ${tc}.callTool(${argList.join(', ')}${optionsText})`;
 
   const resultStmts = code.result ?? [];

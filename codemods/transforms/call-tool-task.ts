@@ -1,7 +1,7 @@
 import { Node, SyntaxKind, type CallExpression } from 'ts-morph';
 import { isResultUnused, outermostWrapper } from '../mcp-calls.js';
 import { callsNamed } from '../raw.js';
-import { mapRequestOptions, optionProperties } from '../request-options.js';
+import { mapRequestOptions, optionProperties, optionsArgument } from '../request-options.js';
 import { sdkResultType } from './callbacks.js';
 import { isMcpReceiver, tasksClientAt, toolCallTarget } from './shared.js';
 import type { Transform } from './types.js';
@@ -24,8 +24,8 @@ export const callToolTask: Transform = {
       if (!ctx.isFree(call.getStart(), call.getEnd()) || !isMcpReceiver(ctx, receiver, { mcpOnly: false })) continue;
       const mapped = mapRequestOptions(options);
       const target = Node.isObjectLiteralExpression(params) ? toolCallTarget(ctx, call, params) : undefined;
-      if (!mapped || !target) {
-        ctx.marker(call, mapped ? 'create-task-result' : 'request-options');
+      if (!target) {
+        ctx.marker(call, 'create-task-result');
         continue;
       }
       if (readsCreateTaskResult(call)) {
@@ -35,13 +35,13 @@ export const callToolTask: Transform = {
       const tc = tasksClientAt(ctx, receiver, call, { mcpOnly: false });
       if (!tc) continue;
       const props = optionProperties(mapped);
-      const args = target.args ?? (props.length > 0 ? '{}' : undefined);
-      const list = [target.name, ...(args ? [args] : []), ...(props.length ? [`{ ${props.join(', ')} }`] : [])].join(', ');
+      const optionsArg = optionsArgument(ctx, mapped, props.length ? `{ ${props.join(', ')} }` : undefined);
+      const args = target.args ?? (optionsArg ? '{}' : undefined);
+      const list = [target.name, ...(args ? [args] : []), ...(optionsArg ? [optionsArg] : [])].join(', ');
       const called = `${tc}.callTool(${list})`;
       // TypeScript: the old call answered the SDK's result type; keep it for the code that reads it.
       const text = ctx.isTypeScript && !isResultUnused(call) ? `(${called} as Promise<${sdkResultType(ctx, schema)}>)` : called;
       if (!ctx.replaceNode(call, text)) continue;
-      if (mapped.resetTimeout) ctx.marker(call, 'reset-timeout');
       ctx.rewrote();
     }
   },

@@ -2,7 +2,8 @@ import { Node } from 'ts-morph';
 import { callsNamed } from '../raw.js';
 import { METHOD_TABLE } from '../../src/mapping/methods.js';
 import { isRepeatable, isResultUnused, matchExperimentalCall, matchRawRequest } from '../mcp-calls.js';
-import { isMcpReceiver, taskIdParam, tasksClientAt } from './shared.js';
+import { signalArgument } from '../request-options.js';
+import { taskIdParam, tasksClientAt } from './shared.js';
 import type { Transform } from './types.js';
 
 const CANCEL_METHODS = new Set(METHOD_TABLE.filter((row) => row.sep2663 === 'tasks/cancel').map((row) => row.method));
@@ -36,19 +37,17 @@ export const cancelTask: Transform = {
       }
       if (!id) continue;
       const expectsFailure = expectsRejection(call);
-      if (options) {
-        if (isMcpReceiver(ctx, receiver, { mcpOnly })) ctx.marker(call, 'request-options');
-        continue;
-      }
       const tc = tasksClientAt(ctx, receiver, call, { mcpOnly });
       if (!tc) continue;
       const idText = id.getText();
+      const signal = signalArgument(ctx, options);
+      const cancel = `${tc}.cancelTask(${idText}${signal ? `, ${signal}` : ''})`;
       if (expectsFailure) ctx.marker(call, 'cancel-terminal');
       if (isResultUnused(call)) {
-        if (ctx.replaceNode(call, `${tc}.cancelTask(${idText})`)) ctx.rewrote();
+        if (ctx.replaceNode(call, cancel)) ctx.rewrote();
       } else if (isRepeatable(id)) {
         // The old answer was the task; SEP-2663 acks with nothing, so read the task afterwards.
-        if (ctx.replaceNode(call, `${tc}.cancelTask(${idText}).then(() => ${tc}.getTask(${idText}))`)) ctx.rewrote();
+        if (ctx.replaceNode(call, `${cancel}.then(() => ${tc}.getTask(${idText}))`)) ctx.rewrote();
       } else {
         ctx.marker(call, 'cancel-result');
       }

@@ -73,6 +73,10 @@ export const elicitationHandler: Transform = {
       const [schema, handler] = call.getArguments();
       if (!handler || !ctx.mcp.isSdkExport(schema, 'ElicitRequestSchema')) continue;
       const client = resolveClient(callee.getExpression(), ctx.mcp);
+      if (client.kind === 'proven') {
+        moveToHelperOf(ctx, call, callee.getExpression(), handler, schemaModule(schema));
+        continue;
+      }
       if (client.kind !== 'constructed') continue;
       const tcDecl = ctx.existingTasksClient(client.decl);
       if (!tcDecl) continue; // nothing of this client was migrated: the handler serves the SDK client only
@@ -102,6 +106,66 @@ export const elicitationHandler: Transform = {
     }
   },
 };
+
+/**
+ * A client created elsewhere (a parameter, `this.client`, an import, a helper's return value)
+ * whose task calls this file migrated to `tasksClientFor(<receiver>)`: the handler goes to that
+ * helper with `setTaskInputHandler(<receiver>, …)`, in place. The SDK client loses it, and may
+ * still send requests elsewhere: always `elicitation-moved`.
+ */
+function moveToHelperOf(ctx: TransformContext, call: Node, receiver: Node, handler: Node, module: string): void {
+  const receiverText = receiver.getText();
+  // Only a client whose tasks go through the helper here: elsewhere the handler still serves the SDK client alone.
+  if (!callsNamed(ctx.sourceFile, HELPER_CALLS).some((c) => c.getExpression().getText() === 'tasksClientFor' && sameClient(c.getArguments()[0], receiver))) return;
+  const statement = statementOf(call);
+  if (!statement || !Node.isExpressionStatement(statement) || statement.getExpression() !== call || !ctx.isFree(statement.getStart(), statement.getEnd())) return;
+  if (hostsTasks(handler)) {
+    ctx.marker(call, 'elicitation-handler');
+    return;
+  }
+  const indent = indentationAt(ctx.text, statement.getStart());
+  const value = handlerValue(ctx, handler, indent, module, undefined);
+  if (!value) {
+    ctx.marker(call, 'elicitation-handler');
+    return;
+  }
+  ctx.importFromHelper(['setTaskInputHandler']);
+  if (!ctx.replaceNode(statement, `setTaskInputHandler(${receiverText}, ${value})${semi(ctx.style)}`)) return;
+  ctx.marker(statement, 'elicitation-moved');
+  ctx.rewrote();
+}
+
+const HELPER_CALLS: ReadonlySet<string> = new Set(['tasksClientFor']);
+
+/** The same variable, parameter or `this.x` of the same class. */
+function sameClient(a: Node | undefined, b: Node): boolean {
+  if (!a || a.getText() !== b.getText()) return false;
+  if (Node.isIdentifier(a) && Node.isIdentifier(b)) {
+    const [x, y] = [resolveIdentifier(a), resolveIdentifier(b)];
+    return x !== undefined && y !== undefined && x.kind === y.kind && bindingNode(x) === bindingNode(y);
+  }
+  const classOf = (n: Node): Node | undefined => n.getFirstAncestor((p) => Node.isClassDeclaration(p) || Node.isClassExpression(p));
+  return classOf(a) === classOf(b);
+}
+
+function bindingNode(binding: NonNullable<ReturnType<typeof resolveIdentifier>>): Node {
+  if (binding.kind === 'variable' || binding.kind === 'import' || binding.kind === 'namespace-import') return binding.decl;
+  if (binding.kind === 'parameter') return binding.param;
+  return binding.node;
+}
+
+/**
+ * The handler answers task-augmented elicitations (it reads `params.task`): it hosts tasks on the
+ * client, which SEP-2663 input requests never ask for; its answer is not an elicitation result.
+ */
+function hostsTasks(handler: Node): boolean {
+  return handler.getDescendantsOfKind(SyntaxKind.PropertyAccessExpression).some((access) => {
+    if (access.getName() !== 'task') return false;
+    let base: Node = access.getExpression();
+    while (Node.isParenthesizedExpression(base) || Node.isAsExpression(base) || Node.isNonNullExpression(base)) base = base.getExpression();
+    return Node.isPropertyAccessExpression(base) && base.getName() === 'params';
+  });
+}
 
 /** The SDK module the schema was imported from, for the ElicitRequest type next to it. */
 function schemaModule(schema: Node | undefined): string {

@@ -1,8 +1,8 @@
 import { callsNamed } from '../raw.js';
 import { isResultUnused, matchExperimentalCall, matchRawRequest } from '../mcp-calls.js';
 import { sdkResultType } from './callbacks.js';
-import { isMcpOnlyMethod, isMcpReceiver, taskIdParam, tasksClientAt } from './shared.js';
-import { mapRequestOptions, optionProperties } from '../request-options.js';
+import { isMcpOnlyMethod, taskIdParam, tasksClientAt } from './shared.js';
+import { mapRequestOptions, optionProperties, optionsArgument } from '../request-options.js';
 import type { Transform } from './types.js';
 
 /** The only calls this transform looks at (the rest of the file is never wrapped). */
@@ -35,16 +35,12 @@ export const getTaskResult: Transform = {
       if (!id) continue;
       const schema = exp?.method === 'getTaskResult' ? call.getArguments()[1] : undefined;
       const mapped = mapRequestOptions(options);
-      if (!mapped) {
-        if (isMcpReceiver(ctx, receiver, { mcpOnly })) ctx.marker(call, 'request-options');
-        continue;
-      }
       const tc = tasksClientAt(ctx, receiver, call, { mcpOnly });
       if (!tc) continue;
       const props = optionProperties(mapped);
+      const optionsArg = optionsArgument(ctx, mapped, props.length ? `{ ${props.join(', ')} }` : undefined);
       // TypeScript: keep the SDK's result type the old call had, so the code that reads it still checks.
-      const waited = `${tc}.waitForTask(${id.getText()}${props.length ? `, { ${props.join(', ')} }` : ''})`;
-      if (mapped.resetTimeout) ctx.marker(call, 'reset-timeout');
+      const waited = `${tc}.waitForTask(${id.getText()}${optionsArg ? `, ${optionsArg}` : ''})`;
       const text = ctx.isTypeScript && exp && !isResultUnused(call) ? `(${waited} as Promise<${sdkResultType(ctx, schema)}>)` : waited;
       if (ctx.replaceNode(call, text)) ctx.rewrote();
     }

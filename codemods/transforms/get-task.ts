@@ -4,11 +4,15 @@ import { matchExperimentalCall, matchRawRequest, outermostWrapper, unwrapExpress
 import { callsNamed } from '../raw.js';
 import { isReference, resolveIdentifier } from '../scope.js';
 import { TaskValues } from '../task-values.js';
-import { isMcpOnlyMethod, isMcpReceiver, taskIdParam, tasksClientAt } from './shared.js';
+import { signalArgument } from '../request-options.js';
+import { isMcpOnlyMethod, taskIdParam, tasksClientAt } from './shared.js';
 import type { Transform, TransformContext } from './types.js';
 
 /** Old methods that SEP-2663 replaces with tasks/get (tasks/status of the dialect, tasks/get of 2025-11-25). */
 const GET_METHODS = new Set(METHOD_TABLE.filter((row) => row.sep2663 === 'tasks/get').map((row) => row.method));
+
+/** The 2025-11-25 method whose answer is the SDK's Task. */
+const SDK_TASK_METHOD = 'tasks/get';
 
 /** The only calls this transform looks at (the rest of the file is never wrapped). */
 const CALLS: ReadonlySet<string> = new Set(['getTask', 'request']);
@@ -24,15 +28,9 @@ export const getTask: Transform = {
       if (exp?.method === 'getTask') {
         const [id, options] = call.getArguments();
         if (!id || !ctx.isFree(call.getStart(), call.getEnd())) continue;
-        if (options) {
-          if (isMcpReceiver(ctx, exp.receiver, { mcpOnly: true })) ctx.marker(call, 'request-options');
-          continue;
-        }
         const tc = tasksClientAt(ctx, exp.receiver, call, { mcpOnly: true });
         if (!tc) continue;
-        if (!ctx.replaceNode(call, `${tc}.getTask(${id.getText()})`)) continue;
-        ctx.rewrote();
-        if (passesTaskOn(call)) ctx.marker(call, 'task-shape');
+        if (ctx.replaceNode(call, getTaskCall(ctx, tc, id, options, call, SDK_TASK_METHOD))) ctx.rewrote();
         continue;
       }
       const raw = matchRawRequest(call);
@@ -47,15 +45,26 @@ function rewriteRaw(ctx: TransformContext, raw: RawRequest): void {
   if (!id || !ctx.isFree(raw.call.getStart(), raw.call.getEnd())) return;
   if (raw.method === 'tasks/status' && feedsOldTask(ctx, raw.call)) return; // the tasks/create flow around it keeps its marker
   const mcpOnly = isMcpOnlyMethod(raw.method);
-  if (raw.options) {
-    if (isMcpReceiver(ctx, raw.receiver, { mcpOnly })) ctx.marker(raw.call, 'request-options');
-    return;
-  }
   const tc = tasksClientAt(ctx, raw.receiver, raw.call, { mcpOnly });
   if (!tc) return;
-  if (!ctx.replaceNode(raw.call, `${tc}.getTask(${id.getText()})`)) return;
-  ctx.rewrote();
-  if (passesTaskOn(raw.call)) ctx.marker(raw.call, 'task-shape');
+  if (ctx.replaceNode(raw.call, getTaskCall(ctx, tc, id, raw.options, raw.call, raw.method))) ctx.rewrote();
+}
+
+/**
+ * `tc.getTask(id[, options])`; where the old answer is handed on whole (returned, stored, passed)
+ * and code may expect the SDK's Task, converted back to that shape (`.then(toLegacyTask)`). A
+ * dialect task (`tasks/status`) has another shape altogether: marked instead.
+ */
+function getTaskCall(ctx: TransformContext, tc: string, id: Node, options: Node | undefined, call: Node, method: string): string {
+  const signal = signalArgument(ctx, options);
+  const text = `${tc}.getTask(${id.getText()}${signal ? `, ${signal}` : ''})`;
+  if (!passesTaskOn(call)) return text;
+  if (method !== SDK_TASK_METHOD) {
+    ctx.marker(call, 'task-shape');
+    return text;
+  }
+  ctx.importFromHelper(['toLegacyTask']);
+  return `${text}.then(toLegacyTask)`;
 }
 
 /**

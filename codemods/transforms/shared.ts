@@ -1,4 +1,4 @@
-import { Node, type ObjectLiteralExpression } from 'ts-morph';
+import { Node, SyntaxKind, type ObjectLiteralExpression } from 'ts-morph';
 import { indentationAt } from '../text.js';
 import { expressionAt } from '../codegen.js';
 import { plainPropertyNames, propertyValue, resolveClient } from '../mcp-calls.js';
@@ -87,7 +87,11 @@ export interface ToolCallTarget {
 }
 
 export function toolCallTarget(ctx: TransformContext, call: Node, params: Node): ToolCallTarget | undefined {
-  if (Node.isIdentifier(params)) return { name: `${params.getText()}.name`, args: `${params.getText()}.arguments` };
+  if (isPlainReference(params)) {
+    // `params as CallToolRequest['params']` keeps its cast: the parentheses make `.name` read the cast value.
+    const base = Node.isIdentifier(params) || Node.isPropertyAccessExpression(params) ? params.getText() : `(${params.getText()})`;
+    return { name: `${base}.name`, args: `${base}.arguments` };
+  }
   if (!Node.isObjectLiteralExpression(params)) return undefined;
   const names = plainPropertyNames(params);
   if (!names || names.some((n) => n !== 'name' && n !== 'arguments' && n !== 'task')) return undefined;
@@ -95,4 +99,11 @@ export function toolCallTarget(ctx: TransformContext, call: Node, params: Node):
   if (!name) return undefined;
   const args = propertyValue(params, 'arguments');
   return { name: name.getText(), args: args ? expressionAt(ctx.sourceFile, ctx.text, args, indentationAt(ctx.text, call.getStart())) : undefined };
+}
+
+/** A variable or `this.x` (reading it twice has no side effect), possibly cast (`as`, `!`, parentheses). */
+function isPlainReference(node: Node): boolean {
+  if (Node.isAsExpression(node) || Node.isTypeAssertion(node) || Node.isNonNullExpression(node) || Node.isParenthesizedExpression(node)) return isPlainReference(node.getExpression());
+  if (Node.isIdentifier(node) || node.getKind() === SyntaxKind.ThisKeyword) return true;
+  return Node.isPropertyAccessExpression(node) && !node.hasQuestionDotToken() && isPlainReference(node.getExpression());
 }

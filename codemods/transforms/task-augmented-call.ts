@@ -1,10 +1,11 @@
 import { Node } from 'ts-morph';
 import { callsNamed } from '../raw.js';
-import { quoted, semi } from '../codegen.js';
-import { matchRawRequest, plainPropertyNames, propertyValue, resolveClient, statementOf } from '../mcp-calls.js';
+import { expressionAt, quoted, semi } from '../codegen.js';
+import { isResultUnused, matchRawRequest, plainPropertyNames, propertyValue, resolveClient, statementOf } from '../mcp-calls.js';
 import { referencesTo, sameVariable } from '../scope.js';
 import { indentationAt } from '../text.js';
 import { tasksClientAt } from './shared.js';
+import { mapRequestOptions, optionProperties, optionsArgument } from '../request-options.js';
 import type { Transform } from './types.js';
 
 /** The only calls this transform looks at (the rest of the file is never wrapped). */
@@ -29,20 +30,32 @@ export const taskAugmentedCall: Transform = {
         ctx.marker(call, 'create-task-result');
         continue;
       }
-      if (raw.options) {
-        ctx.marker(call, 'request-options');
-        continue;
-      }
       const names = plainPropertyNames(raw.params);
       const name = propertyValue(raw.params, 'name');
       const args = propertyValue(raw.params, 'arguments');
+      if (!names?.every((n) => n === 'name' || n === 'arguments' || n === 'task') || !name) {
+        ctx.marker(call, 'create-task-result');
+        continue;
+      }
+      const startTool = (tc: string, at: Node): string => {
+        const mapped = mapRequestOptions(raw.options);
+        const props = optionProperties(mapped);
+        const optionsArg = optionsArgument(ctx, mapped, props.length ? `{ ${props.join(', ')} }` : undefined);
+        // Re-indented for the line the call starts on: the old argument sat deeper, inside the request object.
+        const argsText = args ? expressionAt(ctx.sourceFile, ctx.text, args, indentationAt(ctx.text, at.getStart())) : optionsArg ? '{}' : undefined;
+        return `${tc}.startTool(${[name.getText(), ...(argsText ? [argsText] : []), ...(optionsArg ? [optionsArg] : [])].join(', ')})`;
+      };
+      // `await client.request(…);` for its side effect: the task (or the plain answer) is started the same way.
+      if (isResultUnused(call)) {
+        const tc = tasksClientAt(ctx, raw.receiver, call, { mcpOnly: false });
+        if (tc && ctx.replaceNode(call, startTool(tc, call))) ctx.rewrote();
+        continue;
+      }
       // const created = await client.request(…); read only as created.task.*
       const awaited = call.getParent();
       const decl = awaited && Node.isAwaitExpression(awaited) ? awaited.getParent() : undefined;
       const statement = decl ? statementOf(decl) : undefined;
       const ok =
-        names?.every((n) => n === 'name' || n === 'arguments' || n === 'task') &&
-        name !== undefined &&
         decl !== undefined &&
         Node.isVariableDeclaration(decl) &&
         Node.isIdentifier(decl.getNameNode()) &&
@@ -53,7 +66,7 @@ export const taskAugmentedCall: Transform = {
           const p = id.getParent();
           return p !== undefined && Node.isPropertyAccessExpression(p) && p.getExpression() === id && p.getName() === 'task';
         });
-      if (!ok || !decl || !Node.isVariableDeclaration(decl) || !statement || !name) {
+      if (!ok || !decl || !Node.isVariableDeclaration(decl) || !statement || !Node.isVariableStatement(statement)) {
         ctx.marker(call, 'create-task-result');
         continue;
       }
@@ -64,8 +77,7 @@ export const taskAugmentedCall: Transform = {
       const indent = indentationAt(ctx.text, statement.getStart());
       const keyword = statement.getDeclarationKind();
       const label = Node.isStringLiteral(name) ? quoted(ctx.style, `${name.getLiteralText()}: the server answered without a task`) : quoted(ctx.style, 'tools/call: the server answered without a task');
-      const argList = [name.getText(), ...(args ? [args.getText()] : [])].join(', ');
-      const text = `${keyword} ${v} = await ${tc}.startTool(${argList})${semi(ctx.style)}\n${indent}if (${v}.kind !== 'task') throw new Error(${label})${semi(ctx.style)}`;
+      const text = `${keyword} ${v} = await ${startTool(tc, statement)}${semi(ctx.style)}\n${indent}if (${v}.kind !== 'task') throw new Error(${label})${semi(ctx.style)}`;
       ctx.marker(statement, 'plain-result');
       if (ctx.replaceNode(statement, text)) ctx.rewrote();
     }

@@ -37,7 +37,7 @@ export const taskStatusNotifications: Transform = {
     if (ctx.facts.hasMcpImport) {
       for (const lit of nodesOfKind<StringLiteral>(ctx.sourceFile, SyntaxKind.StringLiteral, ctx.sourceFile, (n) => (n as ts.StringLiteral).text === 'notifications/tasks/status')) {
         const inHandled = lit.getFirstAncestor((a) => Node.isCallExpression(a) && a.getExpression().getText().endsWith('setNotificationHandler'));
-        if (!inHandled && !isSentByServer(ctx, lit)) ctx.marker(lit, 'status-notifications');
+        if (!inHandled && isMethodCheck(lit) && !isSentByServer(ctx, lit)) ctx.marker(lit, 'status-notifications');
       }
     }
   },
@@ -133,6 +133,19 @@ function wire(ctx: TransformContext, call: CallExpression, name: string): void {
     }
   }
   ctx.marker(call, 'status-notifications');
+}
+
+/**
+ * The method name compared (`n.method === '…'`, a `case`) or matched by a schema (`z.literal('…')`):
+ * code that receives the notification. A `method: '…'` property or a constant builds one to send.
+ */
+function isMethodCheck(lit: Node): boolean {
+  let node = lit;
+  for (let parent = node.getParent(); parent && (Node.isAsExpression(parent) || Node.isParenthesizedExpression(parent)); parent = node.getParent()) node = parent;
+  const parent = node.getParent();
+  if (!parent) return false;
+  if (Node.isBinaryExpression(parent)) return [SyntaxKind.EqualsEqualsEqualsToken, SyntaxKind.ExclamationEqualsEqualsToken, SyntaxKind.EqualsEqualsToken, SyntaxKind.ExclamationEqualsToken].includes(parent.getOperatorToken().getKind());
+  return Node.isCaseClause(parent) || Node.isCallExpression(parent);
 }
 
 /** An outgoing `server.notification({ method: 'notifications/tasks/status' })`: server code, never marked. */

@@ -14,7 +14,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { McpRequestError, TasksClientForError, tasksClientFor } from '../../packages/client/src/index.js';
+import { McpRequestError, NoInputHandlerError, TasksClientForError, setTaskInputHandler, tasksClientFor } from '../../packages/client/src/index.js';
 import { recordingFetch } from '../support/client-recording-fetch.js';
 import { startShimProcess, type ShimProcess } from '../support/client-shim-process.js';
 
@@ -119,6 +119,32 @@ describe('tasksClientFor on an SDK Client connected over Streamable HTTP', () =>
     const first = tasksClientFor(client, { maxPollIntervalMs: 5_000 });
     expect(tasksClientFor(client)).toBe(first);
     expect(codeOf(() => tasksClientFor(client, { maxPollIntervalMs: 1_000 }))).toBe('options-after-create');
+  });
+
+  it('answers task input with the handler setTaskInputHandler gave the client, set before its helper exists or after', async () => {
+    const asked: string[] = [];
+    const early = await connected(open.url, {}, { elicitation: {} });
+    setTaskInputHandler(early, (request) => {
+      asked.push(`early ${String(request.params.message)}`);
+      return { action: 'accept', content: { confirm: true } };
+    });
+    expect(text(await tasksClientFor(early).callTool('confirm_delete', { filename: 'a.txt' }))).toBe('Deleted a.txt');
+
+    const late = await connected(open.url, {}, { elicitation: {} });
+    const helper = tasksClientFor(late);
+    setTaskInputHandler(late, (request) => {
+      asked.push(`late ${String(request.params.message)}`);
+      return { action: 'decline' };
+    });
+    expect(text(await helper.callTool('confirm_delete', { filename: 'b.txt' }))).toBe('Kept b.txt');
+    expect(asked).toEqual(['early Delete a.txt?', 'late Delete b.txt?']);
+  });
+
+  it('rejects task input with NoInputHandlerError once the handler is removed', async () => {
+    const client = await connected(open.url, {}, { elicitation: {} });
+    setTaskInputHandler(client, () => ({ action: 'decline' }));
+    setTaskInputHandler(client, undefined);
+    await expect(tasksClientFor(client).callTool('confirm_delete', { filename: 'c.txt' })).rejects.toBeInstanceOf(NoInputHandlerError);
   });
 
   it('makes a new helper when the client reconnects over another transport', async () => {

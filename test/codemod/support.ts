@@ -1,8 +1,9 @@
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { runCodemod, type CodemodOptions } from '../../codemods/run.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const FIXTURES = join(ROOT, 'test/fixtures/codemod');
@@ -99,4 +100,25 @@ export function typeCheck(files: string[]): Map<string, string[]> {
     }
   }
   return byFile;
+}
+
+/**
+ * A temporary repo holding `files`, under `prefix`; with `nodeModules`, this repository's
+ * node_modules (the SDK, Prettier) is linked into it. The caller removes it.
+ */
+export function tempRepo(prefix: string, files: Record<string, string>, options: { nodeModules: boolean }): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  if (options.nodeModules) symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+/** Runs the codemod on `dir` (forced), collecting what it writes to stderr. */
+export async function runCollecting(dir: string, extra: Partial<CodemodOptions> = {}) {
+  const stderr: string[] = [];
+  const result = await runCodemod({ path: dir, force: true, stdout: () => {}, stderr: (t) => void stderr.push(t), ...extra });
+  return { ...result, stderr: stderr.join('') };
 }

@@ -4,8 +4,10 @@
  * the Node-only parts are in `./node` (`@mcp-tasks-shim/client/node`).
  */
 export { TasksClient } from './tasks-client.js';
-export { tasksClientFor, type TasksClientForOptions } from './tasks-client-for.js';
+export { setTaskInputHandler, tasksClientFor, type TasksClientForOptions } from './tasks-client-for.js';
 export { MemoryTaskIdStore } from './memory-task-id-store.js';
+export { callOptionsFrom, type SdkRequestOptions } from './request-options.js';
+export { toLegacyTask, type LegacyTask } from './legacy-task.js';
 export {
   McpRequestError,
   McpHttpError,
@@ -21,6 +23,7 @@ export type {
   CallToolResult,
   HeadersOption,
   InputRequestHandler,
+  SignalOptions,
   TaskError,
   TaskIdEntry,
   TaskIdStore,

@@ -1,9 +1,10 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { TasksClientForError } from './errors.js';
+import { NoInputHandlerError } from './input-answers.js';
 import { streamableHttpSettings } from './sdk-transport.js';
 import { isRecord } from './shapes.js';
 import { TasksClient } from './tasks-client.js';
-import type { HeadersOption, TasksClientOptions } from './types.js';
+import type { HeadersOption, InputRequestHandler, TasksClientOptions } from './types.js';
 
 /**
  * Options of `tasksClientFor`: those of `TasksClient` except what the SDK client's transport
@@ -16,6 +17,19 @@ export type TasksClientForOptions = Omit<TasksClientOptions, 'url' | 'fetch'>;
 const INPUT_CAPABILITIES = ['elicitation', 'sampling', 'roots'] as const;
 
 const helpers = new WeakMap<Client, { transport: unknown; helper: TasksClient }>();
+const inputHandlers = new WeakMap<Client, InputRequestHandler>();
+
+/**
+ * Sets the input handler of the tasks helper of `client` (what `onInputRequest` is to a
+ * TasksClient): the helper `tasksClientFor(client)` returns asks it, whether that helper exists
+ * yet or not, and whether the client is connected yet or not. It is where the SDK client's
+ * elicitation handler goes when the client is created in another module. `undefined` removes it.
+ * A helper created with its own `onInputRequest` option keeps that one.
+ */
+export function setTaskInputHandler(client: Client, handler: InputRequestHandler | undefined): void {
+  if (handler === undefined) inputHandlers.delete(client);
+  else inputHandlers.set(client, handler);
+}
 
 /**
  * The tasks helper for an SDK `Client` connected over Streamable HTTP: same endpoint, headers
@@ -41,6 +55,14 @@ export function tasksClientFor(client: Client, options?: TasksClientForOptions):
     url: settings.url,
     fetch: settings.fetch,
     headers: withExtra(settings.headers, own.headers),
+    // Read on every input request: setTaskInputHandler may come before or after this helper.
+    onInputRequest:
+      own.onInputRequest ??
+      ((request, task) => {
+        const handler = inputHandlers.get(client);
+        if (!handler) throw new NoInputHandlerError(task?.taskId, request.key, request.method, request.params);
+        return handler(request, task);
+      }),
     clientInfo: own.clientInfo ?? sdkClientInfo(client),
     capabilities: own.capabilities ?? sdkInputCapabilities(client),
   });

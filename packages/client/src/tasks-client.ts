@@ -7,7 +7,7 @@ import { classifyToolCallResult, InvalidAnswerError, isRecord, toTaskSnapshot } 
 import { driveTask, type DriverDeps } from './task-driver.js';
 import { listenForTask } from './task-listen.js';
 import { McpTransport } from './transport.js';
-import type { CallToolOptions, CallToolResult, TaskIdStore, TaskInputRequest, TaskSnapshot, TasksClientOptions } from './types.js';
+import type { CallToolOptions, CallToolResult, SignalOptions, TaskIdStore, TaskInputRequest, TaskSnapshot, TasksClientOptions } from './types.js';
 
 const DEFAULT_CLIENT_INFO = { name: 'mcp-tasks-shim-client', version: '0.1.0' } as const;
 const INVALID_PARAMS = -32602;
@@ -91,9 +91,9 @@ export class TasksClient {
     return driveTask(await this.getTask(taskId), this.driverDeps(), options);
   }
 
-  /** `tasks/get`. An unknown or expired task (-32602) is also dropped from the TaskIdStore. */
-  async getTask(taskId: string): Promise<TaskSnapshot> {
-    const raw = await this.forgetIfUnknown(taskId, this.transport.request('tasks/get', { taskId }, { name: taskId }));
+  /** `tasks/get`. An unknown or expired task (-32602) is also dropped from the TaskIdStore. Aborting `signal` abandons the request. */
+  async getTask(taskId: string, options: SignalOptions = {}): Promise<TaskSnapshot> {
+    const raw = await this.forgetIfUnknown(taskId, this.transport.request('tasks/get', { taskId }, { name: taskId, signal: options.signal }));
     return toTaskSnapshot(raw, 'tasks/get');
   }
 
@@ -102,9 +102,9 @@ export class TasksClient {
     await this.transport.request('tasks/update', { taskId, inputResponses }, { name: taskId });
   }
 
-  /** `tasks/cancel`: an acknowledgement of intent only; the outcome shows in `getTask`. */
-  async cancelTask(taskId: string): Promise<void> {
-    await this.forgetIfUnknown(taskId, this.transport.request('tasks/cancel', { taskId }, { name: taskId }));
+  /** `tasks/cancel`: an acknowledgement of intent only; the outcome shows in `getTask`. Aborting `signal` abandons the request. */
+  async cancelTask(taskId: string, options: SignalOptions = {}): Promise<void> {
+    await this.forgetIfUnknown(taskId, this.transport.request('tasks/cancel', { taskId }, { name: taskId, signal: options.signal }));
   }
 
   /** After a restart: drives every task in the TaskIdStore, each to its own outcome. */

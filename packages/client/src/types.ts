@@ -53,6 +53,12 @@ export type InputRequestHandler = (
   task: TaskSnapshot | undefined,
 ) => Promise<unknown> | unknown;
 
+/** Options of the one-request calls (`getTask`, `cancelTask`). */
+export interface SignalOptions {
+  /** Aborting abandons the request (the answer is not awaited; nothing is cancelled on the server). */
+  signal?: AbortSignal;
+}
+
 export interface CallToolOptions {
   /** Aborting before the task exists abandons the request; afterwards it sends `tasks/cancel` once. */
   signal?: AbortSignal;
