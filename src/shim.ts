@@ -32,7 +32,6 @@ import { EmbeddedSessionStore } from './session/embedded-session-store.js';
 import { RedisSessionStore } from './session/redis-session-store.js';
 import type { SessionStore } from './session/session-store.js';
 import { LegacyAdapter } from './wire/legacy/endpoint.js';
-import { Passthrough } from './wire/legacy/passthrough.js';
 import { SessionReaper } from './wire/legacy/session-reaper.js';
 import { Sep2663Handler } from './wire/sep2663/handler.js';
 
@@ -142,7 +141,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     : undefined;
   const queue: WorkQueue = redisQueue ?? new InProcessQueue(config.workerConcurrency);
   const cutover = new CutoverStage(new CutoverControls(config));
-  const streams = new OpenStreams({ maxStreamBytes: config.maxStreamBufferBytes, maxTotalBytes: config.maxStreamBufferTotalBytes });
+  const streams = new OpenStreams({ maxStreamBytes: config.maxStreamBufferBytes, maxTotalBytes: config.maxStreamBufferTotalBytes }, config.listenKeepAliveMs);
   // The table reads the catalog built below; it is only called once the shim is up.
   const describePolicies = async (): Promise<PolicyTable> => {
     const tools = await withTimeout(catalog.all(), POLICY_LISTING_MS, `the upstream did not list its tools within ${POLICY_LISTING_MS / 1000} s`);
@@ -234,30 +233,24 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     },
     serverInfo: { name: config.serverName, version: config.serverVersion },
     instructions: 'Long-running tools may answer with a task handle; poll it with tasks/get.',
-    keepAliveMs: config.listenKeepAliveMs,
     maxListenTaskIds: config.maxListenTaskIds,
     streams,
   });
-  const passthrough = new Passthrough(config.upstreamUrl, config.upstreamHeaders, upstreamUnreachable);
   const legacy = new LegacyAdapter({
     service,
     sessions,
-    passthrough,
-    upstreamUrl: config.upstreamUrl,
-    upstreamHeaders: config.upstreamHeaders,
+    upstream: gateway.http,
     serverInfo: { name: config.serverName, version: config.serverVersion },
     sessionIdleTtlMs: config.sessionIdleTtlMs,
     retentionMs: config.maxTtlMs,
-    keepAliveMs: config.listenKeepAliveMs,
     streams,
-    hooks: observability.legacyHooks,
     onUpstreamUnreachable: upstreamUnreachable,
   });
   // Lapsed sessions' upstream sessions are closed from whichever api replica sweeps first.
   const reaper = new SessionReaper({
     sessions,
     limits,
-    upstream: { upstreamUrl: config.upstreamUrl, upstreamHeaders: config.upstreamHeaders },
+    upstream: gateway.http,
     idleTtlMs: config.sessionIdleTtlMs,
   });
   if (config.role !== 'worker') reaper.start();
@@ -265,6 +258,8 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   const endpoint: McpEndpointOptions = {
     sep2663,
     legacy,
+    streams,
+    legacyHooks: observability.legacyHooks,
     authenticate,
     allowedOrigins: config.allowedOrigins,
     maxBodyBytes: config.maxBodyBytes,
@@ -310,7 +305,6 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
       });
       await queue.close(5_000);
       await observability.close();
-      await passthrough.close();
       await gateway.close();
       await sessions.close();
       await store.close();
@@ -347,7 +341,6 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
       // aborts must not record that as the task's failure; another replica takes it over.
       await sessions.close();
       await store.close();
-      await passthrough.close();
       await gateway.close();
     },
   };

@@ -10,6 +10,7 @@ import {
   type UpstreamProtocolSetting,
   type UpstreamReport,
 } from './discovery.js';
+import { UpstreamHttp } from './http-client.js';
 import { UpstreamPool, type CallOptions, type UpstreamPoolOptions } from './pool.js';
 import type { SdkClientOptions } from './sdk-client.js';
 import { CachedToolCatalog } from './tool-catalog.js';
@@ -35,12 +36,14 @@ export interface ToolMode {
 }
 
 /**
- * The only door to the upstream for tool calls and tasks: the pooled SDK clients for plain calls
- * and translated requests, what the upstream speaks (learned once, or pinned), and the upstream
- * sessions that run and mirror the upstream's own tasks (native execution).
+ * The only door to the upstream: the pooled SDK clients for plain calls and translated requests,
+ * what the upstream speaks (learned once, or pinned), the upstream sessions that run and mirror
+ * the upstream's own tasks (native execution), and one HTTP client for the legacy sessions'
+ * traffic (passthrough, initialize, GET streams, DELETE).
  */
 export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
   readonly pool: UpstreamPool;
+  readonly http: UpstreamHttp;
   readonly catalog: CachedToolCatalog;
   private readonly limits: MirrorLimits;
   private report: Promise<UpstreamReport> | undefined;
@@ -50,6 +53,7 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
 
   constructor(private readonly options: UpstreamGatewayOptions) {
     this.pool = new UpstreamPool(options);
+    this.http = new UpstreamHttp({ upstreamUrl: options.url, upstreamHeaders: options.headers, onUnreachable: options.onUnreachable });
     this.catalog = new CachedToolCatalog(
       () => this.pool.listTools(),
       () => this.pool.capabilities(),
@@ -173,7 +177,7 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
   async close(): Promise<void> {
     this.closed = true;
     await Promise.allSettled([...this.sessions].map((session) => session.close(false)));
-    await this.pool.close();
+    await Promise.all([this.pool.close(), this.http.close()]);
   }
 
   private async withSession(sessionId: string | undefined, fn: (session: UpstreamTaskSession) => Promise<NativeOutcome>): Promise<NativeOutcome> {

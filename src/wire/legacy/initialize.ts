@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'node:http';
 import { InternalError, InvalidParamsError, LimitExceededError } from '../../core/errors.js';
 import { newOpaqueId } from '../../core/ids.js';
 import { errorResponse, resultResponse, type JsonRpcRequest } from '../jsonrpc/message.js';
@@ -6,7 +5,6 @@ import { json, type Reply } from '../reply.js';
 import { LEGACY_PROTOCOL_VERSION, LEGACY_TASKS_CAPABILITY } from './constants.js';
 import type { LegacyDeps } from './deps.js';
 import { sessionHoldUntil } from './session-reaper.js';
-import { postUpstream } from './upstream-http.js';
 
 /**
  * `initialize`: the client's request goes to the upstream as is (opening the upstream session
@@ -14,7 +12,7 @@ import { postUpstream } from './upstream-http.js';
  * capability it serves on top of the upstream's. The principal's session count is checked
  * before the upstream hears of it.
  */
-export async function initialize(deps: LegacyDeps, request: JsonRpcRequest, principal: string, res: ServerResponse): Promise<Reply> {
+export async function initialize(deps: LegacyDeps, request: JsonRpcRequest, principal: string): Promise<Reply> {
   const params = request.params ?? {};
   if (typeof params.protocolVersion !== 'string' || typeof params.capabilities !== 'object' || params.capabilities === null) {
     return json(200, errorResponse(request.id, new InvalidParamsError('initialize needs protocolVersion, capabilities and clientInfo')));
@@ -36,8 +34,7 @@ export async function initialize(deps: LegacyDeps, request: JsonRpcRequest, prin
     release();
     throw err;
   }
-  if (opened.created) res.setHeader('mcp-session-id', sessionId);
-  else release();
+  if (!opened.created) release();
   return opened.reply;
 }
 
@@ -46,7 +43,7 @@ async function openSession(deps: LegacyDeps, request: JsonRpcRequest, principal:
   const refused = (reply: Reply): { reply: Reply; created: boolean } => ({ reply, created: false });
   let answer;
   try {
-    answer = await postUpstream(deps, request, {});
+    answer = await deps.upstream.post(request, {});
   } catch (err) {
     deps.onUpstreamUnreachable?.('initialize', err);
     return refused(json(502, errorResponse(request.id, new InternalError(`Upstream unreachable: ${(err as Error).message}`))));
@@ -76,5 +73,5 @@ async function openSession(deps: LegacyDeps, request: JsonRpcRequest, principal:
     },
     deps.sessionIdleTtlMs,
   );
-  return { reply: json(200, resultResponse(request.id, { ...result, capabilities })), created: true };
+  return { reply: json(200, resultResponse(request.id, { ...result, capabilities }), { 'mcp-session-id': sessionId }), created: true };
 }

@@ -1,11 +1,12 @@
 import type { PrincipalLimits } from '../../core/limits.js';
 import type { DueSession, SessionStore } from '../../session/session-store.js';
-import { deleteUpstreamSession, type UpstreamTarget } from './upstream-http.js';
+import type { UpstreamHttp } from '../../upstream/http-client.js';
 
 export interface SessionReaperOptions {
   sessions: SessionStore;
   limits: PrincipalLimits;
-  upstream: UpstreamTarget;
+  /** Closes the upstream sessions of lapsed ones. */
+  upstream: Pick<UpstreamHttp, 'deleteSession'>;
   /** How long a session lives without a request. */
   idleTtlMs: number;
 }
@@ -70,7 +71,7 @@ export class SessionReaper {
   private async cleanUp(session: DueSession): Promise<void> {
     await Promise.allSettled([
       this.options.limits.releaseSession(session.principal, session.sessionId),
-      session.upstreamSessionId ? deleteUpstreamSession(this.options.upstream, session.upstreamSessionId) : undefined,
+      session.upstreamSessionId ? this.options.upstream.deleteSession(session.upstreamSessionId) : undefined,
     ]);
   }
 }

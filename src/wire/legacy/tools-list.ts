@@ -5,7 +5,6 @@ import type { JsonRpcRequest } from '../jsonrpc/message.js';
 import { json, type Reply } from '../reply.js';
 import { LEGACY_PROTOCOL_VERSION } from './constants.js';
 import type { LegacyDeps } from './deps.js';
-import { postUpstream } from './upstream-http.js';
 
 /** Our policies as 2025-11-25 `execution.taskSupport` (`auto` runs as a task when asked: optional). */
 const TASK_SUPPORT = { forbidden: 'forbidden', optional: 'optional', required: 'required', auto: 'optional' } as const;
@@ -17,7 +16,7 @@ const TASK_SUPPORT = { forbidden: 'forbidden', optional: 'optional', required: '
 export async function rewriteToolsList(deps: LegacyDeps, session: SessionRecord, request: JsonRpcRequest): Promise<Reply> {
   let answer;
   try {
-    answer = await postUpstream(deps, request, {
+    answer = await deps.upstream.post(request, {
       ...(session.upstreamSessionId ? { 'mcp-session-id': session.upstreamSessionId } : {}),
       'mcp-protocol-version': session.protocolVersion,
     });
