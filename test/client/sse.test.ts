@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readSseData } from '../../packages/client/src/sse.js';
+import { LineSplitter, readSseData } from '../../packages/client/src/sse.js';
 
 function streamOf(chunks: string[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -50,5 +50,14 @@ describe('readSseData', () => {
 
   it('drops an event the stream ended before closing', async () => {
     expect(await collect(['data: done\n\ndata: cut off'])).toEqual(['done']);
+  });
+});
+
+describe('LineSplitter', () => {
+  it('keeps a partial line until its end arrives', () => {
+    const lines = new LineSplitter();
+    expect(lines.push('ab')).toEqual([]);
+    expect(lines.push('c\r')).toEqual(['abc']);
+    expect(lines.push('\nd\n')).toEqual(['d']);
   });
 });
