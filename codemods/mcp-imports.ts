@@ -1,7 +1,7 @@
 import { Node, SyntaxKind, ts, type Expression, type SourceFile } from 'ts-morph';
 import { findRaw } from './raw.js';
 import { isLocalSpecifier, isSdkSpecifier, type ReexportIndex } from './reexports.js';
-import type { ReceiverKind } from './receivers.js';
+import type { ReceiverKind } from './receiver-kind.js';
 import { resolveIdentifier } from './scope.js';
 
 /** The package entry of the client helper the codemod migrates to. */

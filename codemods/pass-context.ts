@@ -6,7 +6,7 @@ import { ImportPlanner } from './import-planner.js';
 import { hasMarker, markerComment, MARKERS, type MarkerCode } from './markers.js';
 import { McpResolver } from './mcp-imports.js';
 import { bindingNames } from './raw.js';
-import type { FileRunOptions, PendingRow } from './session.js';
+import type { FileRunOptions, PendingRow } from './file-run-options.js';
 import { detectStyle, indentationAt, lineStartOf, startsLine, type CodeStyle } from './text.js';
 import type { FileFacts, TransformContext } from './transforms/types.js';
 

@@ -1,5 +1,5 @@
 import { Node, SyntaxKind, type SourceFile, type Type, type TypeChecker } from 'ts-morph';
-import type { ReceiverKind } from './receivers.js';
+import type { ReceiverKind } from './receiver-kind.js';
 
 /** Calls whose receiver the codemod may rewrite or mark: the type checker is asked about these only. */
 const RECEIVER_CALLS: ReadonlySet<string> = new Set([

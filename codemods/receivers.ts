@@ -1,9 +1,7 @@
 import { Node, SyntaxKind, type ClassDeclaration, type ClassExpression, type Expression, type FunctionDeclaration } from 'ts-morph';
 import type { McpResolver } from './mcp-imports.js';
+import type { ReceiverKind } from './receiver-kind.js';
 import { resolveIdentifier } from './scope.js';
-
-/** What a receiver is, as far as the codemod can prove it: an SDK Client, an SDK server, or neither/unknown. */
-export type ReceiverKind = 'client' | 'server' | 'other';
 
 /** SDK classes whose values are servers: their task calls and notifications are never touched. */
 const SERVER_CLASSES = ['Server', 'McpServer'] as const;

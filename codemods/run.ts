@@ -11,7 +11,7 @@ import { isFileErrorCode } from './markers.js';
 import { FINISHING, selectTransforms } from './registry.js';
 import type { CodemodReport, FileOutcome, ReportRow, RunSummary } from './report.js';
 import { runFile } from './session.js';
-import type { ReceiverKind } from './receivers.js';
+import type { ReceiverKind } from './receiver-kind.js';
 import type { Transform } from './transforms/types.js';
 import { TsConfigs, typedReceiverKinds, type TsConfig } from './type-project.js';
 

@@ -6,8 +6,9 @@ import { matchRawRequest, resolveClient } from './mcp-calls.js';
 import { McpResolver } from './mcp-imports.js';
 import { PassContext } from './pass-context.js';
 import { callsNamed } from './raw.js';
-import type { ReceiverKind } from './receivers.js';
+import type { ReceiverKind } from './receiver-kind.js';
 import { scriptKindOf, type ReexportIndex } from './reexports.js';
+import type { FileRunOptions, PendingRow } from './file-run-options.js';
 import { closeEnvelope, lineColumn, openEnvelope } from './text.js';
 import type { FileFacts, Transform } from './transforms/types.js';
 
@@ -28,22 +29,6 @@ export interface FileResult {
   rows: FileRow[];
   rewrites: Record<string, number>;
   failed: boolean;
-}
-
-export interface FileRunOptions {
-  transforms: readonly Transform[];
-  /** Run after the transforms when the file changed (marker checks, import clean-up). */
-  finishing: readonly Transform[];
-  noTodos: boolean;
-  reexports: ReexportIndex;
-}
-
-export interface PendingRow {
-  round: number;
-  offset: number;
-  transform: string;
-  code: MarkerCode;
-  message: string;
 }
 
 /** Parse diagnostics of a file (syntax only: no program, no type checker). */

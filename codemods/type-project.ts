@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, parse } from 'node:path';
 import { Project, ts } from 'ts-morph';
 import { classifyReceivers } from './receiver-types.js';
-import type { ReceiverKind } from './receivers.js';
+import type { ReceiverKind } from './receiver-kind.js';
 import { syntaxErrors } from './session.js';
 
 /** A tsconfig.json as the codemod uses it: compiler options, or why they could not be read. */

@@ -14,5 +14,6 @@ export { METHOD_TABLE } from './mapping/methods.js';
 export { TRANSITIONS } from './mapping/transitions.js';
 export { RedisTaskStore } from './store/redis/redis-store.js';
 export { EmbeddedTaskStore } from './store/embedded/embedded-store.js';
-export type { TaskStore, TaskChange } from './store/task-store.js';
+export type { TaskStore } from './store/task-store.js';
+export type { TaskChange } from './core/task-change.js';
 export { startDemoUpstream } from './demo-upstream/server.js';

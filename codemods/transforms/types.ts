@@ -1,7 +1,7 @@
 import type { Node, SourceFile, VariableDeclaration } from 'ts-morph';
 import type { MarkerCode } from '../markers.js';
 import type { McpResolver } from '../mcp-imports.js';
-import type { ReceiverKind } from '../receivers.js';
+import type { ReceiverKind } from '../receiver-kind.js';
 import type { CodeStyle } from '../text.js';
 
 /** What the codemod learnt about a file before any transform ran. */

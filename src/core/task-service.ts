@@ -1,11 +1,12 @@
 import { InvalidParamsError, TaskNotFoundError, UpstreamRpcError } from './errors.js';
 import { newTaskId } from './ids.js';
-import { checkAnswer } from './input-responses.js';
+import { checkAnswer, ERROR_ANSWER } from './input-responses.js';
 import { planCall, resolvePolicy, type CallPlan, type PolicySources, type ToolPolicy } from './policy.js';
 import type { Clock, ToolCatalog, ToolInfo, ToolInvoker } from './ports.js';
 import type { CallContext, CallOutcome, CallRequest } from './call.js';
-import type { TaskRecord } from './task.js';
-import type { PrincipalLimits } from './limits.js';
+import { isTerminal, type JsonRpcErrorObject, type TaskRecord } from './task.js';
+import type { PrincipalLimits, StreamSlot } from './limits.js';
+import type { TaskChange, Unsubscribe } from './task-change.js';
 import { ParkedCalls } from './parked-call.js';
 import { requestStateOf } from './mrtr-retry.js';
 import { PreTaskCalls, type CallWindow } from './pre-task-call.js';
@@ -30,6 +31,9 @@ export interface TaskServiceOptions {
   syncTimeoutMs?: number;
 }
 
+/** A legacy client's JSON-RPC response to a pushed input request: its result or its error. */
+export type PushAnswer = { result: Record<string, unknown> } | { error: JsonRpcErrorObject };
+
 /** The longest a synchronous call runs, and how long a parked one waits for the client's retry. */
 const MRTR_TTL_MS = 10 * 60 * 1000;
 
@@ -48,15 +52,6 @@ export class TaskService {
       ttlMs: options.syncTimeoutMs ?? MRTR_TTL_MS,
       pollIntervalMs: options.pollIntervalMs,
     });
-  }
-
-  get store(): TaskStore {
-    return this.options.store;
-  }
-
-  /** Open tasks (counted at creation) and open streams (counted by the wires). */
-  get limits(): PrincipalLimits {
-    return this.options.limits;
   }
 
   /** The upstream's tool, or undefined when it has none by that name. */
@@ -137,16 +132,34 @@ export class TaskService {
    * Applies the answers to outstanding keys in one atomic step. A malformed answer for an
    * outstanding key refuses the whole request; answers for other keys are ignored.
    */
-  async updateTask(principal: string, taskId: string, inputResponses: Record<string, unknown>): Promise<TaskRecord> {
+  updateTask(principal: string, taskId: string, inputResponses: Record<string, unknown>): Promise<TaskRecord> {
+    return this.answerInput(principal, taskId, inputResponses);
+  }
+
+  /**
+   * A legacy client's response to a pushed input request (`task:<taskId>:<key>`), checked as
+   * `updateTask` checks answers: an unknown, foreign or expired task is TaskNotFoundError, a
+   * malformed answer to an outstanding key InvalidParamsError; an answer to a key that is not
+   * outstanding (stale, duplicate, terminal task) changes nothing. A JSON-RPC error answer is
+   * kept as that input's failure, which the work raises (collect-input.ts).
+   */
+  async answerPush(principal: string, taskId: string, key: string, answer: PushAnswer): Promise<void> {
+    const stored = 'error' in answer ? { [ERROR_ANSWER]: answer.error } : answer.result;
+    await this.answerInput(principal, taskId, { [key]: stored }, 'error' in answer ? [key] : []);
+  }
+
+  /** Every client answer, whichever wire it came on: read, check, then one atomic write. */
+  private async answerInput(principal: string, taskId: string, answers: Record<string, unknown>, unchecked: readonly string[] = []): Promise<TaskRecord> {
     const task = await this.getTask(principal, taskId);
-    for (const [key, answer] of Object.entries(inputResponses)) {
+    if (isTerminal(task.status)) return task;
+    for (const [key, answer] of Object.entries(answers)) {
       // Keys come from the wire: only an outstanding request (an own property) is checked.
       const request = Object.hasOwn(task.inputRequests, key) ? task.inputRequests[key] : undefined;
-      if (!request) continue;
+      if (!request || unchecked.includes(key)) continue;
       const problem = checkAnswer(request, answer);
       if (problem) throw new InvalidParamsError(`Invalid answer for input request '${key}': ${problem}`, { key });
     }
-    const outcome = await this.options.store.answerInput(taskId, principal, inputResponses, this.options.clock.now());
+    const outcome = await this.options.store.answerInput(taskId, principal, answers, this.options.clock.now());
     if (!outcome) throw new TaskNotFoundError();
     return outcome.task;
   }
@@ -162,6 +175,50 @@ export class TaskService {
     const task = await this.options.store.touchSession(taskId, principal, sessionId, this.options.clock.now());
     if (!task) throw new TaskNotFoundError();
     return task;
+  }
+
+  /** `getTask` without the error: undefined for an unknown, foreign or expired id. */
+  findTask(principal: string, taskId: string): Promise<TaskRecord | undefined> {
+    return this.options.store.get(taskId, principal);
+  }
+
+  /** The principal's tasks among `taskIds`, in that order; unknown, foreign and expired ones left out. */
+  async getTasks(principal: string, taskIds: readonly string[]): Promise<TaskRecord[]> {
+    const found = await Promise.all(taskIds.map((taskId) => this.options.store.get(taskId, principal)));
+    return found.filter((task): task is TaskRecord => task !== undefined);
+  }
+
+  /**
+   * An unscoped read, for fan-out that follows `subscribe`'s changes (a change names no principal):
+   * the caller shows the record only to its own principal.
+   */
+  loadTask(taskId: string): Promise<TaskRecord | undefined> {
+    return this.options.store.load(taskId);
+  }
+
+  /** Every task change on every replica, in order per task. */
+  subscribe(listener: (change: TaskChange) => void): Unsubscribe {
+    return this.options.store.subscribe(listener);
+  }
+
+  /** Counts a long-lived stream (listen, GET, tasks/result) against its principal; LimitExceededError at the limit. */
+  openStream(principal: string): Promise<StreamSlot> {
+    return this.options.limits.openStream(principal);
+  }
+
+  /** Counts a legacy session about to open until `lapsesAt`; LimitExceededError at the limit. */
+  admitSession(principal: string, sessionId: string, lapsesAt: number): Promise<void> {
+    return this.options.limits.admitSession(principal, sessionId, lapsesAt);
+  }
+
+  /** A legacy session still in use counts until `lapsesAt`; never refuses. */
+  renewSession(principal: string, sessionId: string, lapsesAt: number): Promise<void> {
+    return this.options.limits.renewSession(principal, sessionId, lapsesAt);
+  }
+
+  /** A legacy session deleted, lapsed or never opened stops counting. */
+  releaseSession(principal: string, sessionId: string): Promise<void> {
+    return this.options.limits.releaseSession(principal, sessionId);
   }
 
   /** Resolves when the task is terminal (or `until` holds), or at the timeout with its last state. */

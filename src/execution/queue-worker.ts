@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { UnavailableError } from '../core/errors.js';
 import { callRedis, connect, disconnect, type RedisConnection, type RedisTarget } from '../store/redis/connection.js';
-import type { RunKeysScript } from '../store/redis/scripts.js';
+import { loadScripts, type RunKeysScript } from '../store/redis/scripts.js';
 import type { QueueKeys } from './queue-keys.js';
-import { defineQueueScripts } from './queue-scripts.js';
+import { settledWithin } from './settled-within.js';
 import type { Job, JobProcessor } from './work-queue.js';
+
+/** The queue's scripts (src/execution/queue-keys.ts describes their keys). */
+const SCRIPTS = new URL('./lua/', import.meta.url);
 
 export interface QueueWorkerOptions {
   target: RedisTarget;
@@ -21,6 +24,8 @@ const BLOCK_SECONDS = 5;
 const RECLAIM_BATCH = 200;
 /** How long a drain waits for a take already sent, which Redis may have answered, before it cuts the connection. */
 const TAKE_WAIT_MS = 2_000;
+/** How long a drain waits for released jobs' processors to let go (a TaskRunner does at once). */
+const RELEASE_WAIT_MS = 1_000;
 const END_ATTEMPTS = 5;
 const RETRY_BASE_MS = 100;
 const RETRY_MAX_MS = 2_000;
@@ -44,6 +49,8 @@ export class QueueWorker {
   private readonly leased = new Set<string>();
   /** Each job from its start until its end is recorded in Redis. */
   private readonly running = new Set<Promise<void>>();
+  /** Per running job, what tells its processor to let go. */
+  private readonly releases = new Map<string, AbortController>();
   /** Slots taken: jobs whose processor has not returned yet. */
   private busy = 0;
   private readonly timers: NodeJS.Timeout[] = [];
@@ -57,8 +64,8 @@ export class QueueWorker {
   constructor(private readonly options: QueueWorkerOptions) {
     this.claimed = `${options.keys.claimed}${this.token}`;
     this.waiting = connect(options.target, 'waiting');
-    this.take = defineQueueScripts(this.waiting, ['take']).take;
-    this.scripts = defineQueueScripts(options.commands, ['renew', 'reclaim', 'done', 'release']);
+    this.take = loadScripts(this.waiting, SCRIPTS, ['take']).take;
+    this.scripts = loadScripts(options.commands, SCRIPTS, ['renew', 'reclaim', 'done', 'release']);
   }
 
   start(processor: JobProcessor): void {
@@ -82,11 +89,12 @@ export class QueueWorker {
       // A job the blocking wait moved just before it was cut goes back now, not when the heartbeat lapses.
       await this.call(() => this.scripts.release([this.claimed, this.options.keys.waiting], [])).catch(() => undefined);
     }
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.allSettled([...this.running]), new Promise((resolve) => (timer = setTimeout(resolve, graceMs).unref()))]);
-    clearTimeout(timer);
-    // What still runs keeps its lease until it lapses; another worker's reclaim then hands it on as
-    // lost. Moving it back to the queue at once would hide that it ran.
+    await settledWithin(this.running, graceMs);
+    // What still runs is let go: its processor returns without writing, and its lease is kept until
+    // it lapses; another worker's reclaim then hands it on as lost. Moving it back to the queue at
+    // once would hide that it ran.
+    for (const release of this.releases.values()) release.abort();
+    await settledWithin(this.running, RELEASE_WAIT_MS);
     for (const timer of this.timers.splice(0)) clearInterval(timer);
     await disconnect(this.waiting);
   }
@@ -122,17 +130,23 @@ export class QueueWorker {
   private run(processor: JobProcessor, job: Job): void {
     this.leased.add(job.taskId);
     this.busy++;
-    // A drain waits for the job's end in Redis too, so that a finished job never comes back as lost.
-    const run: Promise<void> = processor(job)
+    const release = new AbortController();
+    this.releases.set(job.taskId, release);
+    // A drain waits for the job's end in Redis too, so that a finished job never comes back as lost;
+    // a released job is not ended: it must come back.
+    const run: Promise<void> = processor(job, release.signal)
       .catch(() => undefined)
       .then(() => {
         this.busy--;
         const freed = this.slotFreed;
         this.slotFreed = undefined;
         freed?.();
-        return this.end(job.taskId);
+        return release.signal.aborted ? undefined : this.end(job.taskId);
       })
-      .finally(() => this.running.delete(run));
+      .finally(() => {
+        this.running.delete(run);
+        this.releases.delete(job.taskId);
+      });
     this.running.add(run);
   }
 

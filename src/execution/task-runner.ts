@@ -18,6 +18,11 @@ export interface TaskRunnerOptions {
 }
 
 const CANCELLED = Symbol('task cancelled');
+/** Resolves when `signal` aborts (never, for one that never does). */
+function whenAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
 /**
  * An idempotent task is re-run once after its worker was lost. Lost again, it is failed: a call
  * that kills its worker would otherwise take down one replica after another.
@@ -43,14 +48,27 @@ export class TaskRunner {
     this.now = options.now ?? Date.now;
   }
 
-  readonly process = async (job: Job): Promise<void> => {
+  /**
+   * Runs the job until its task ends, or until `released` aborts (its replica lets go of it): then
+   * it returns at once and writes nothing more, and whatever of it still runs (an upstream call,
+   * a mirror) is cut when the replica closes its upstream clients. A mirror's record keeps its
+   * upstream task and session, so that another replica resumes it.
+   */
+  readonly process = async (job: Job, released: AbortSignal = new AbortController().signal): Promise<void> => {
+    const running = this.run(job, released);
+    // What runs on after a release ends unobserved: its failure is the cut, not the task's.
+    running.catch(() => undefined);
+    await Promise.race([running, whenAborted(released)]);
+  };
+
+  private async run(job: Job, released: AbortSignal): Promise<void> {
     const { store } = this.options;
-    const task = await this.persist(job.taskId, this.now() + LOAD_RETRY_MS, () => store.load(job.taskId));
+    const task = await this.persist(job.taskId, this.now() + LOAD_RETRY_MS, () => store.load(job.taskId), released);
     if (!task || isTerminal(task.status)) return;
     const deadline = task.createdAt + task.ttlMs;
     // The upstream task runs on without us: another mirror picks it up where the lost one stopped.
     if (task.upstreamTaskId !== undefined && this.options.native && job.lostRuns <= MAX_RESUMES) {
-      await this.resumeNative(task, this.options.native);
+      await this.resumeNative(task, this.options.native, released);
       return;
     }
     const lost = job.lostRuns > 0 || task.startedAt !== undefined;
@@ -74,22 +92,23 @@ export class TaskRunner {
     }
     await this.persist(task.taskId, deadline, () => store.markStarted(task.taskId, this.now()));
     const native = this.options.native;
-    if (native && (await native.isNative(task.tool))) await this.executeNative(task, native);
-    else await this.execute(task);
-  };
+    if (native && (await native.isNative(task.tool))) await this.executeNative(task, native, released);
+    else await this.execute(task, released);
+  }
 
   /**
    * A store call the task's outcome depends on, retried while Redis is unreachable (a restart, a
    * failover) until the task expires: a job that threw would leave the task `working` forever.
+   * A released job stops retrying: the task is another replica's to write.
    */
-  private async persist<T>(taskId: string, deadline: number, write: () => Promise<T>): Promise<T> {
+  private async persist<T>(taskId: string, deadline: number, write: () => Promise<T>, released?: AbortSignal): Promise<T> {
     const base = this.options.retryBaseMs ?? 100;
     for (let attempt = 0; ; attempt++) {
       try {
         return await write();
       } catch (err) {
         const pause = Math.min(base * 2 ** attempt, 5_000);
-        if (!(err instanceof UnavailableError) || this.now() + pause >= deadline) {
+        if (!(err instanceof UnavailableError) || released?.aborted === true || this.now() + pause >= deadline) {
           throw new Error(`task ${taskId}: store write failed`, { cause: err });
         }
         await new Promise((resolve) => setTimeout(resolve, pause));
@@ -98,9 +117,9 @@ export class TaskRunner {
   }
 
   /** Runs a plain call of the tool as the task. */
-  private async execute(task: TaskRecord): Promise<void> {
+  private async execute(task: TaskRecord, released: AbortSignal): Promise<void> {
     const { store, invoker } = this.options;
-    await this.follow(task, async (hooks) => {
+    await this.follow(task, released, async (hooks) => {
       try {
         const result = await invoker.callTool(task.tool, task.arguments, {
           signal: hooks.signal,
@@ -121,10 +140,10 @@ export class TaskRunner {
    * Runs a task whose upstream runs it as its own task: the record is bound to the upstream task and
    * follows it (status message, side-channel input, outcome); a cancel of the record goes upstream.
    */
-  private async executeNative(task: TaskRecord, native: UpstreamTasks): Promise<void> {
+  private async executeNative(task: TaskRecord, native: UpstreamTasks, released: AbortSignal): Promise<void> {
     const { store } = this.options;
     const deadline = task.createdAt + task.ttlMs;
-    await this.follow(task, (hooks) =>
+    await this.follow(task, released, (hooks) =>
       native.run({
         ...hooks,
         tool: task.tool,
@@ -137,7 +156,7 @@ export class TaskRunner {
   }
 
   /** Follows the upstream task of a lost mirror, answering under the upstream's ids what it had parked. */
-  private async resumeNative(task: TaskRecord, native: UpstreamTasks): Promise<void> {
+  private async resumeNative(task: TaskRecord, native: UpstreamTasks, released: AbortSignal): Promise<void> {
     const { store } = this.options;
     const outstanding: Array<NativeResume['outstanding'][number]> = [];
     // Answered keys too: an answer that arrived while no mirror ran has not reached the upstream (a duplicate is ignored there).
@@ -145,16 +164,18 @@ export class TaskRunner {
       const id = carriedId(key);
       if (id !== undefined) outstanding.push({ id, answer: (signal) => awaitInput(store, task, key, signal) });
     }
-    await this.follow(task, (hooks) =>
+    await this.follow(task, released, (hooks) =>
       native.resume({ ...hooks, upstreamTaskId: task.upstreamTaskId!, upstreamSessionId: task.upstreamSessionId ?? '', outstanding }),
     );
   }
 
   /**
    * Runs `start` with the hooks that write the task's record (input, status message, a cancel
-   * from any replica aborting it) and records its outcome.
+   * from any replica aborting it) and records its outcome, unless the job is released first. A
+   * release is not a cancel: the hooks' signal stays quiet, so that a mirror forwards no
+   * `tasks/cancel` and the upstream task runs on for the replica that resumes it.
    */
-  private async follow(task: TaskRecord, start: (hooks: NativeHooks) => Promise<NativeOutcome>): Promise<void> {
+  private async follow(task: TaskRecord, released: AbortSignal, start: (hooks: NativeHooks) => Promise<NativeOutcome>): Promise<void> {
     const { store } = this.options;
     const deadline = task.createdAt + task.ttlMs;
     const abort = new AbortController();
@@ -163,25 +184,36 @@ export class TaskRunner {
     });
     const progress = new LatestWins((message) => store.setStatusMessage(task.taskId, message, this.now()));
     try {
-      const outcome = await start({
+      const running = start({
         signal: abort.signal,
         deadline,
         onInput: (request, id, signal) => collectInput(store, task, request, signal, undefined, keyCarryingId(request.method, id)),
-        onStatusMessage: (message) => progress.push(message),
+        onStatusMessage: (message) => {
+          if (!released.aborted) progress.push(message);
+        },
       });
+      running.catch(() => undefined);
+      const outcome = await Promise.race([running, whenAborted(released).then(() => undefined)]);
+      if (outcome === undefined) {
+        progress.discard();
+        return;
+      }
       await progress.drain();
       await this.persist(task.taskId, deadline, async () => {
         if (outcome.status !== 'cancelled') await store.finish(task.taskId, outcome, this.now());
         // A cancel through the shim already ended the record; this one came from the upstream.
         else await store.cancel(task.taskId, task.principal, outcome.statusMessage, this.now());
-      });
+      }, released);
     } catch (err) {
+      if (released.aborted) {
+        progress.discard();
+        return;
+      }
       await progress.drain();
       if (abort.signal.aborted) return;
       const message = `Upstream call failed: ${err instanceof Error ? err.message : String(err)}`;
-      await this.persist(task.taskId, deadline, () =>
-        store.finish(task.taskId, { status: 'failed', error: { code: ErrorCode.InternalError, message }, statusMessage: message }, this.now()),
-      );
+      const failure = { status: 'failed' as const, error: { code: ErrorCode.InternalError, message }, statusMessage: message };
+      await this.persist(task.taskId, deadline, () => store.finish(task.taskId, failure, this.now()), released);
     } finally {
       unsubscribe();
     }
@@ -209,6 +241,13 @@ class LatestWins {
   push(message: string): void {
     this.pending = message;
     if (!this.inflight && !this.timer) this.schedule();
+  }
+
+  /** Drops what is pending, unwritten: the task is no longer this run's to describe. */
+  discard(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.pending = undefined;
   }
 
   async drain(): Promise<void> {

@@ -9,7 +9,12 @@ export interface Job {
   lostRuns: number;
 }
 
-export type JobProcessor = (job: Job) => Promise<void>;
+/**
+ * Runs one job. `released` is aborted when this replica lets go of the job (a stop whose grace
+ * ended while it ran): the processor then returns at once and writes nothing more, since the
+ * job is about to be another replica's.
+ */
+export type JobProcessor = (job: Job, released: AbortSignal) => Promise<void>;
 
 export interface WorkQueue {
   /** Resolves once the job is durably queued. */
@@ -20,7 +25,8 @@ export interface WorkQueue {
   depth(): Promise<number>;
   /**
    * Stops taking new jobs and waits (up to `graceMs`) for running ones; jobs still running then
-   * are released (Redis: their lease lapses and another replica's reclaim hands them on as lost).
+   * are released (their processors are told to let go and are waited for, briefly; Redis: their
+   * lease lapses and another replica's reclaim hands them on as lost).
    * Queueing still works, so that requests served during a shutdown can create tasks.
    */
   drain(graceMs: number): Promise<void>;

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { connect, disconnect, type RedisConnection } from '../store/redis/connection.js';
+import { loadScripts, transactionScripts, type QueueScript, type RunKeysScript } from '../store/redis/scripts.js';
 import {
   CLIENT_RETENTION_MS,
   MAX_CLIENTS,
@@ -12,21 +12,18 @@ import {
 } from './aggregates.js';
 import { HOUR_RETENTION_MS, MINUTE_RETENTION_MS, type Resolution } from './layout.js';
 
-const CLIENTS_SCRIPT = readFileSync(new URL('./lua/clients.lua', import.meta.url), 'utf8');
-const READ_CLIENTS_SCRIPT = readFileSync(new URL('./lua/read-clients.lua', import.meta.url), 'utf8');
+/** The client table's scripts (src/observe/lua). */
+const SCRIPTS = new URL('./lua/', import.meta.url);
 /** More fields than any bucket holds. */
 const WHOLE_HASH = 2 ** 30;
 const CLIENT_KEYS = ['ids', 'first-old', 'last-old', 'first-new', 'last-new', 'seen', 'seq', 'changed'] as const;
-/** The keys read-clients.lua takes: the table without `seen`. */
+/** The keys read-clients-7.lua takes: the table without `seen`. */
 const READ_CLIENT_KEYS = ['ids', 'first-old', 'last-old', 'first-new', 'last-new', 'seq', 'changed'] as const;
 /**
  * The client table is read whole again this often, whatever the change sequence says: a replica of
  * a version before it (during a rolling upgrade) changes clients without numbering the change.
  */
 const CLIENTS_FULL_READ_MS = 10 * 60_000;
-
-type WithClientsScript = { mtsObserveClients(...args: (string | number)[]): Promise<unknown> };
-type WithReadClientsScript = { mtsObserveReadClients(...args: (string | number)[]): Promise<unknown[]> };
 
 /** The client table as this process last read it, and the change sequence it was read at. */
 interface ClientTable {
@@ -47,6 +44,9 @@ export class RedisAggregateStore implements AggregateStore {
   readonly kind = 'redis' as const;
   private readonly redis: RedisConnection;
   private readonly tag: string;
+  /** Runs inside each flush's MULTI. */
+  private readonly markClients: QueueScript;
+  private readonly readChangedClients: RunKeysScript;
   private connected = false;
   private table: ClientTable | undefined;
   /** Client table reads one after the other, so that each applies its changes onto the one before. */
@@ -58,8 +58,8 @@ export class RedisAggregateStore implements AggregateStore {
     this.redis.on('ready', () => {
       this.connected = true;
     });
-    this.redis.defineCommand('mtsObserveClients', { numberOfKeys: CLIENT_KEYS.length, lua: CLIENTS_SCRIPT });
-    this.redis.defineCommand('mtsObserveReadClients', { numberOfKeys: READ_CLIENT_KEYS.length, lua: READ_CLIENTS_SCRIPT });
+    this.markClients = transactionScripts(SCRIPTS, ['clients']).clients;
+    this.readChangedClients = loadScripts(this.redis, SCRIPTS, ['read-clients'])['read-clients'];
   }
 
   ready(): boolean {
@@ -91,7 +91,7 @@ export class RedisAggregateStore implements AggregateStore {
         args.push(id, JSON.stringify(seen.identity), num(seen.firstOld), num(seen.lastOld), num(seen.firstNew), num(seen.lastNew));
       }
       const keys = CLIENT_KEYS.map((name) => this.key(`clients:${name}`));
-      (multi as unknown as WithClientsScript).mtsObserveClients(...keys, ...args);
+      this.markClients(multi, keys, args);
       for (const key of keys) multi.pexpire(key, CLIENT_RETENTION_MS);
     }
     const replies = await multi.exec();
@@ -118,7 +118,7 @@ export class RedisAggregateStore implements AggregateStore {
 
   /**
    * The client table. After a first whole read, only the clients changed since (by the change
-   * sequence clients.lua keeps) are read; unchanged records are the same objects as last time.
+   * sequence clients-8.lua keeps) are read; unchanged records are the same objects as last time.
    * The table is read whole again when its size says a client left it, and every CLIENTS_FULL_READ_MS.
    */
   readClients(): Promise<ClientRecord[]> {
@@ -131,7 +131,7 @@ export class RedisAggregateStore implements AggregateStore {
     const known = this.table;
     if (known && Date.now() - known.fullAt < CLIENTS_FULL_READ_MS) {
       const keys = READ_CLIENT_KEYS.map((name) => this.key(`clients:${name}`));
-      const reply = await (this.redis as unknown as WithReadClientsScript).mtsObserveReadClients(...keys, String(known.seq));
+      const reply = (await this.readChangedClients(keys, [String(known.seq)])) as unknown[];
       const [size, seq] = [Number(reply[0]), Number(reply[1])];
       const clients = new Map(known.clients);
       for (let i = 2; i + 5 < reply.length; i += 6) {

@@ -183,7 +183,7 @@ export class EmbeddedSessionStore implements SessionStore {
     if (bucket.seqExpiresAt <= now) bucket.seq = 0;
     const seq = ++bucket.seq;
     const log = bucket.streams.get(streamId);
-    // As in append-event.lua: logged only while the stream is open; a fresh id either way.
+    // As in append-event-5.lua: logged only while the stream is open; a fresh id either way.
     if (log && log.expiresAt > now) {
       log.events.push({ seq, data });
       if (log.events.length > this.maxEvents) log.events.splice(0, log.events.length - this.maxEvents);
@@ -191,7 +191,7 @@ export class EmbeddedSessionStore implements SessionStore {
       bucket.seqExpiresAt = Math.max(bucket.seqExpiresAt, log.expiresAt);
     }
     if (this.liveRecord(bucket, now)) bucket.seqExpiresAt = Math.max(bucket.seqExpiresAt, bucket.recordExpiresAt);
-    // Neither an open stream nor the session: nothing is kept (see append-event.lua).
+    // Neither an open stream nor the session: nothing is kept (see append-event-5.lua).
     if (this.sessions.get(sessionId) === bucket) this.schedule(sessionId, bucket);
     return formatEventId(streamId, seq);
   }
@@ -208,7 +208,7 @@ export class EmbeddedSessionStore implements SessionStore {
     const log = bucket.streams.get(streamId);
     if (!log || log.expiresAt <= now || log.events.length === 0) return undefined;
     if (bucket.seqExpiresAt <= now || seq > bucket.seq) return undefined;
-    // As in events-after.lua: the client's event must be this stream's, unless it was trimmed away.
+    // As in events-after-4.lua: the client's event must be this stream's, unless it was trimmed away.
     if (log.events[0]!.seq > seq && log.events.length < this.maxEvents) return undefined;
     let first = 0;
     for (let i = log.events.length - 1; i >= 0; i--) {

@@ -7,7 +7,7 @@ import {
   type RedisConnection,
 } from '../store/redis/connection.js';
 import { checkPrefix, DEFAULT_PREFIX } from '../store/redis/keys.js';
-import { defineScripts, type RunKeysScript } from '../store/redis/scripts.js';
+import { loadScripts, type RunKeysScript } from '../store/redis/scripts.js';
 import { DEFAULT_MAX_EVENTS, formatEventId, parseEventId, positive } from './common.js';
 import {
   decodeEvent,
@@ -76,13 +76,7 @@ export class RedisSessionStore implements SessionStore {
     const { redis, owned } = openRedis(options);
     this.redis = redis;
     this.ownsClient = owned;
-    this.scripts = defineScripts(redis, {
-      dir: new URL('./lua/', import.meta.url),
-      names: SCRIPTS,
-      common: true,
-      readOnly: ['watched-tasks', 'events-after', 'has-result-stream'],
-      keyCounts: { 'index-session': 2, 'unindex-session': 2, 'due-sessions': 2, 'settle-due': 2, delete: 10, 'add-task': 2, 'list-tasks': 2, 'open-stream': 5, 'append-event': 5, 'events-after': 4, 'claim-push': 2 },
-    });
+    this.scripts = loadScripts(redis, new URL('./lua/', import.meta.url), SCRIPTS);
   }
 
   async create(session: SessionRecord, idleTtlMs: number): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Unsubscribe } from './task-store.js';
+import type { Unsubscribe } from '../core/task-change.js';
 
 /** The subscribers of one store. */
 export class ListenerSet<T> {

@@ -1,15 +1,5 @@
 import type { InputRequest, JsonRpcErrorObject, NewTask, TaskRecord, TaskStatus } from '../core/task.js';
-
-/** Published after every change a store applies, on every replica. Carries no task content. */
-export interface TaskChange {
-  taskId: string;
-  status: TaskStatus;
-  lastUpdatedAt: number;
-  /** The legacy session whose streams deliver this task's pushes, so a replica filters without a read. */
-  sessionId?: string;
-}
-
-export type Unsubscribe = () => void;
+import type { TaskChange, Unsubscribe } from '../core/task-change.js';
 
 /** The final outcome the worker writes; `completed` covers tool results with `isError: true`. */
 export type TaskOutcome =

@@ -128,6 +128,22 @@ describe('the Redis aggregates', () => {
     }
   });
 
+  it('writes and reads the client table by changes after Redis forgot its scripts, counting each flush once', async () => {
+    const t = Date.now();
+    const minute = Math.floor(t / MINUTE_MS) * MINUTE_MS;
+    await store.write(batch(t, { clients: new Map([['flush-1', seen('before', t)]]) }));
+    await store.readClients();
+    await raw.script('FLUSH');
+    const counters = new Map([['q|sep2663|flush|ok', 1]]);
+    await store.write(batch(t, { minutes: new Map([[minute, counters]]), clients: new Map([['flush-2', seen('after', t)]]) }));
+    const [bucket] = await store.readBuckets('m', [minute]);
+    expect(bucket?.get('q|sep2663|flush|ok')).toBe(1);
+    await raw.script('FLUSH');
+    const ids = (await store.readClients()).map((client) => client.id);
+    expect(ids).toContain('flush-1');
+    expect(ids).toContain('flush-2');
+  });
+
   it('fails a write at once, applying nothing, while Redis is down', async () => {
     await redis.halt();
     const t = Date.now();

@@ -10,7 +10,8 @@ import {
 } from '../../src/core/task.js';
 import { canTransition } from '../../src/mapping/transitions.js';
 import { polledOf } from '../../src/store/polled-task.js';
-import type { TaskChange, TaskStore } from '../../src/store/task-store.js';
+import type { TaskChange } from '../../src/core/task-change.js';
+import type { TaskStore } from '../../src/store/task-store.js';
 
 /** What the contract needs from a backend, fresh for every test. */
 export interface StoreBackend {

@@ -17,11 +17,10 @@ import type {
   HoldOutcome,
   OpenKind,
   PolledTask,
-  TaskChange,
   TaskOutcome,
   TaskStore,
-  Unsubscribe,
 } from '../task-store.js';
+import type { TaskChange, Unsubscribe } from '../../core/task-change.js';
 import { CANCEL_FROM, LIVE_STATUSES, REQUEST_INPUT_FROM, RESUME_FROM } from '../transition-rules.js';
 import { ExpiryTimers } from './expiry-timers.js';
 import { setOwnKey } from './own-keys.js';

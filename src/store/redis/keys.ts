@@ -19,7 +19,7 @@ export function taskKey(prefix: string, taskId: string): string {
 }
 
 /**
- * A principal's open tasks, streams or legacy sessions (a sorted set, see lua/hold-open.lua). The principal is
+ * A principal's open tasks, streams or legacy sessions (a sorted set, see lua/hold-open-1.lua). The principal is
  * hashed: no key name shows who holds what, and the hash is the key's own hash tag, so that a
  * Redis Cluster spreads principals over slots and every operation on the set is single-key.
  */

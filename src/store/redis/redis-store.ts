@@ -9,11 +9,10 @@ import type {
   HoldOutcome,
   OpenKind,
   PolledTask,
-  TaskChange,
   TaskOutcome,
   TaskStore,
-  Unsubscribe,
 } from '../task-store.js';
+import type { TaskChange, Unsubscribe } from '../../core/task-change.js';
 import { sourcesOf } from '../../mapping/transitions.js';
 import { CANCEL_FROM, LIVE_STATUSES, REQUEST_INPUT_FROM, RESUME_FROM } from '../transition-rules.js';
 import { decodeFlatTask, decodePolled, decodePolledHash, decodeTask, encodeAnswer, encodeOutcome, encodeTask, hashOfFlat, POLL_FIELDS } from './codec.js';
@@ -27,7 +26,7 @@ import {
   type RedisConnection,
 } from './connection.js';
 import { checkPrefix, DEFAULT_PREFIX, eventsChannel, openKey, taskKey } from './keys.js';
-import { defineScripts, defineTaskScripts, type Operation, type RunKeysScript, type RunScript } from './scripts.js';
+import { loadScripts, type RunKeysScript } from './scripts.js';
 
 /** What createQueued did: created and queued the task, or nothing because its principal holds `open` tasks. */
 export type QueuedCreation = { created: true; task: TaskRecord } | { created: false; open: number };
@@ -37,9 +36,26 @@ export interface RedisTaskStoreOptions extends RedisClientOptions {
   prefix?: string;
 }
 
-/** poll-owned.lua's answer: the POLL_FIELDS values, or the whole hash of a task waiting on input. */
+/** The task store's scripts (src/store/redis/lua). */
+const SCRIPTS = new URL('./lua/', import.meta.url);
+/** The scripts that change one task: each takes its hash and the common ARGV header (includes/common.lua). */
+const OPERATIONS = [
+  'create',
+  'mark-started',
+  'bind-upstream',
+  'set-status-message',
+  'request-input',
+  'answer-input',
+  'withdraw-input',
+  'finish',
+  'cancel',
+  'touch-session',
+] as const;
+type Operation = (typeof OPERATIONS)[number];
+
+/** poll-owned-1.lua's answer: the POLL_FIELDS values, or the whole hash of a task waiting on input. */
 type PollReply = Array<string | null> | [string[]];
-/** poll-owned.lua's arguments before the principal. */
+/** poll-owned-1.lua's arguments before the principal. */
 const POLL_ARGS: readonly string[] = POLL_FIELDS;
 
 /** Principals whose open-task key is kept; more start the cache afresh. */
@@ -61,7 +77,7 @@ export class RedisTaskStore implements TaskStore {
   private readonly ownsClient: boolean;
   private readonly prefix: string;
   private readonly channel: string;
-  private readonly scripts: Record<Operation, RunScript>;
+  private readonly scripts: Record<Operation, RunKeysScript>;
   private readonly holdOpenScript: RunKeysScript;
   private readonly createQueuedScript: RunKeysScript;
   private readonly readOwnedScript: RunKeysScript;
@@ -79,22 +95,12 @@ export class RedisTaskStore implements TaskStore {
     this.redis = redis;
     this.ownsClient = owned;
     this.channel = eventsChannel(this.prefix);
-    this.scripts = defineTaskScripts(this.redis);
-    const creation = defineScripts(this.redis, {
-      dir: new URL('./lua/', import.meta.url),
-      names: ['hold-open', 'create-queued'],
-      prelude: { 'hold-open': ['open-set'], 'create-queued': ['common', 'new-task', 'open-set'] },
-      keyCounts: { 'create-queued': 3 },
-    });
-    this.holdOpenScript = creation['hold-open'];
-    this.createQueuedScript = creation['create-queued'];
-    const reads = defineScripts(this.redis, {
-      dir: new URL('./lua/', import.meta.url),
-      names: ['read-owned', 'poll-owned'],
-      readOnly: ['read-owned', 'poll-owned'],
-    });
-    this.readOwnedScript = reads['read-owned'];
-    this.pollOwnedScript = reads['poll-owned'];
+    this.scripts = loadScripts(this.redis, SCRIPTS, OPERATIONS);
+    const others = loadScripts(this.redis, SCRIPTS, ['hold-open', 'create-queued', 'read-owned', 'poll-owned']);
+    this.holdOpenScript = others['hold-open'];
+    this.createQueuedScript = others['create-queued'];
+    this.readOwnedScript = others['read-owned'];
+    this.pollOwnedScript = others['poll-owned'];
   }
 
   async create(task: NewTask): Promise<TaskRecord> {
@@ -122,7 +128,7 @@ export class RedisTaskStore implements TaskStore {
     return outcome === 1 ? { created: true, task: record } : { created: false, open: held! };
   }
 
-  /** One script: the principal first, then the record (read-owned.lua). */
+  /** One script: the principal first, then the record (read-owned-1.lua). */
   async get(taskId: string, principal: string): Promise<TaskRecord | undefined> {
     const flat = (await this.call(() => this.readOwnedScript([taskKey(this.prefix, taskId)], [principal]))) as string[] | null;
     const task = flat === null ? undefined : decodeFlatTask(flat);
@@ -131,7 +137,7 @@ export class RedisTaskStore implements TaskStore {
 
   /**
    * One script that reads the fields a status answer shows, instead of the whole record (whose
-   * arguments and capabilities a poll never shows), after checking the principal (poll-owned.lua).
+   * arguments and capabilities a poll never shows), after checking the principal (poll-owned-1.lua).
    * A task waiting on input comes whole, since its outstanding requests are fields of their own.
    */
   async poll(taskId: string, principal: string): Promise<PolledTask | undefined> {
@@ -300,7 +306,7 @@ export class RedisTaskStore implements TaskStore {
 
   private run(operation: Operation, taskId: string, now: number, args: readonly string[]): Promise<unknown> {
     const key = taskKey(this.prefix, taskId);
-    return this.call(() => this.scripts[operation](key, [this.channel, taskId, String(now), ...args]));
+    return this.call(() => this.scripts[operation]([key], [this.channel, taskId, String(now), ...args]));
   }
 
   private call<T>(command: () => Promise<T>): Promise<T> {

@@ -1,71 +1,105 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { ReplyError } from 'ioredis';
+import { readdirSync, readFileSync } from 'node:fs';
+import { ReplyError, type ChainableCommander } from 'ioredis';
 import type { RedisConnection } from './connection.js';
 import { commandArgs, FlatCommand } from './flat-command.js';
 
-const OPERATIONS = [
-  'create',
-  'mark-started',
-  'bind-upstream',
-  'set-status-message',
-  'request-input',
-  'answer-input',
-  'withdraw-input',
-  'finish',
-  'cancel',
-  'touch-session',
-] as const;
-export type Operation = (typeof OPERATIONS)[number];
-
-/** Runs one operation's script on one task's hash; `args` follow the common ARGV header (see common.lua). */
-export type RunScript = (key: string, args: readonly string[]) => Promise<unknown>;
-
-/** Runs a script on any number of keys (all of one hash tag, so that a Redis Cluster can run it). */
+/** Runs a script on its keys (all of one hash tag, so that a Redis Cluster can run it). */
 export type RunKeysScript = (keys: readonly string[], args: readonly string[]) => Promise<unknown>;
 
-export interface ScriptSet<Name extends string> {
-  /** The folder holding `<name>.lua` for each name, and `common.lua` when `common` is set. */
-  dir: URL;
-  names: readonly Name[];
-  /** Prepend `common.lua` to every script. */
-  common?: boolean;
-  /** Per script, further files of `dir` prepended after `common.lua`: functions several scripts share. */
-  prelude?: Partial<Record<Name, readonly string[]>>;
-  /** Scripts that never write, sent as EVALSHA_RO so that a replica may serve them. */
-  readOnly?: readonly Name[];
-  /** How many KEYS each script takes, when not one. */
-  keyCounts?: Partial<Record<Name, number>>;
+/** Queues a script into a MULTI: it runs with the transaction's other commands, or not at all. */
+export type QueueScript = (transaction: ChainableCommander, keys: readonly string[], args: readonly string[]) => void;
+
+/** One script of a folder, with its includes in place. */
+interface Script {
+  name: string;
+  keyCount: number;
+  lua: string;
+  sha: string;
+  readOnly: boolean;
 }
 
-function readLua(dir: URL, name: string): string {
-  return readFileSync(new URL(`${name}.lua`, dir), 'utf8');
+/** `<name>-<number of KEYS>.lua`: the name's words start with a letter, so the count is unambiguous. */
+const SCRIPT_FILE = /^([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*)-(\d+)\.lua$/;
+/** `--- @include "<name>"` on a line of its own: the line becomes `includes/<name>.lua`. */
+const INCLUDE = /^--- @include "([a-z][a-z0-9-]*)"$/gm;
+/** A script that never writes, sent as EVALSHA_RO so that a Redis replica may serve it. */
+const READ_ONLY = /^--- @read-only$/m;
+const KEY_INDEX = /\bKEYS\[(\d+)\]/g;
+
+/** Each folder is read once per process, whatever number of connections use it. */
+const folders = new Map<string, ReadonlyMap<string, Script>>();
+
+/**
+ * The scripts of one folder (the Lua convention, docs/decisions/0027-lua-and-fan-out.md): every
+ * `.lua` file in it is a script named `<name>-<number of KEYS>.lua`; `includes/` holds the
+ * preludes that scripts pull in with `--- @include "<name>"` lines (each once per script, includes
+ * of includes too). A file that breaks the convention, or a script that names a key beyond its
+ * count, fails the load, so a wrong count cannot reach Redis.
+ */
+function readFolder(dir: URL): ReadonlyMap<string, Script> {
+  let scripts = folders.get(dir.href);
+  if (scripts) return scripts;
+  const read = new Map<string, Script>();
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.lua')) continue;
+    const match = SCRIPT_FILE.exec(entry.name);
+    if (!match) throw new Error(`Lua script ${entry.name} in ${dir.pathname} is not named <name>-<number of keys>.lua`);
+    const [, name, count] = match as unknown as [string, string, string];
+    if (read.has(name)) throw new Error(`Lua script ${name} in ${dir.pathname} has two files`);
+    const keyCount = Number(count);
+    const source = readFileSync(new URL(entry.name, dir), 'utf8');
+    const lua = withIncludes(dir, source, new Set());
+    for (const [, index] of lua.matchAll(KEY_INDEX)) {
+      if (Number(index) > keyCount) throw new Error(`Lua script ${entry.name} reads KEYS[${index}] but its file name declares ${keyCount} keys`);
+    }
+    read.set(name, { name, keyCount, lua, sha: createHash('sha1').update(lua).digest('hex'), readOnly: READ_ONLY.test(source) });
+  }
+  scripts = read;
+  folders.set(dir.href, scripts);
+  return scripts;
+}
+
+function withIncludes(dir: URL, source: string, included: Set<string>): string {
+  return source.replace(INCLUDE, (_line, name: string) => {
+    if (included.has(name)) return '';
+    included.add(name);
+    return withIncludes(dir, readFileSync(new URL(`includes/${name}.lua`, dir), 'utf8'), included).replace(/\n$/, '');
+  });
+}
+
+function pick<Name extends string>(dir: URL, names: readonly Name[]): Script[] {
+  const scripts = readFolder(dir);
+  return names.map((name) => {
+    const script = scripts.get(name);
+    if (!script) throw new Error(`No Lua script ${name}-<keys>.lua in ${dir.pathname}`);
+    return script;
+  });
+}
+
+function checkKeys(script: Script, keys: readonly string[]): void {
+  if (keys.length !== script.keyCount) throw new Error(`Script ${script.name} takes ${script.keyCount} keys, not ${keys.length}`);
 }
 
 /**
- * A runner per script of a set: EVALSHA, and EVAL when Redis answers NOSCRIPT (a restart or a
- * failover emptied its script cache; EVAL caches the script again).
+ * A runner per named script of `dir`: EVALSHA, and EVAL when Redis answers NOSCRIPT (a restart or
+ * a failover emptied its script cache; EVAL caches the script again). A call with another number
+ * of keys than the file name declares throws before anything is sent.
  *
- * Not ioredis's defineCommand: every pipeline ioredis builds (auto-pipelining builds one per
- * batch of commands) copies each defined command onto itself, which made a tasks/get allocate
- * ~2 KiB that outlived young-generation collections (docs/decisions/0008-redis-writes.md).
+ * Not ioredis's defineCommand: every pipeline ioredis builds copies each defined command onto
+ * itself, which made a tasks/get allocate ~2 KiB that outlived young-generation collections
+ * (docs/decisions/0008-redis-writes.md).
  */
-export function defineScripts<Name extends string>(redis: RedisConnection, set: ScriptSet<Name>): Record<Name, RunKeysScript> {
-  const common = set.common ? readLua(set.dir, 'common') : '';
-  const entries = set.names.map((name): [Name, RunKeysScript] => {
-    const numberOfKeys = set.keyCounts?.[name] ?? 1;
-    const prelude = (set.prelude?.[name] ?? []).map((part) => readLua(set.dir, part)).join('');
-    const lua = common + prelude + readLua(set.dir, name);
-    const sha = createHash('sha1').update(lua).digest('hex');
-    const readOnly = set.readOnly?.includes(name) ?? false;
-    const [evalSha, evalLua] = readOnly ? ['evalsha_ro', 'eval_ro'] : ['evalsha', 'eval'];
+export function loadScripts<Name extends string>(redis: RedisConnection, dir: URL, names: readonly Name[]): Record<Name, RunKeysScript> {
+  const entries = pick(dir, names).map((script): [string, RunKeysScript] => {
+    const [evalSha, evalLua] = script.readOnly ? ['evalsha_ro', 'eval_ro'] : ['evalsha', 'eval'];
     return [
-      name,
+      script.name,
       (keys, args) => {
-        if (keys.length !== numberOfKeys) throw new Error(`Script ${name} takes ${numberOfKeys} keys, not ${keys.length}`);
+        checkKeys(script, keys);
         // EVALSHA names its keys after the count, so a Cluster routes it by the first key.
-        return send(redis, evalSha, sha, keys, args).catch((err: unknown) => {
-          if (err instanceof ReplyError && (err as Error).message.startsWith('NOSCRIPT')) return send(redis, evalLua, lua, keys, args);
+        return send(redis, evalSha, script.sha, keys, args).catch((err: unknown) => {
+          if (err instanceof ReplyError && (err as Error).message.startsWith('NOSCRIPT')) return send(redis, evalLua, script.lua, keys, args);
           throw err;
         });
       },
@@ -74,22 +108,23 @@ export function defineScripts<Name extends string>(redis: RedisConnection, set: 
   return Object.fromEntries(entries) as Record<Name, RunKeysScript>;
 }
 
+/**
+ * A queuer per named script of `dir`, for scripts that run inside a MULTI. They go as EVAL with
+ * their text: an EVALSHA answered NOSCRIPT inside a transaction fails alone while the other
+ * commands apply, and neither sending the transaction again nor dropping the script is right.
+ */
+export function transactionScripts<Name extends string>(dir: URL, names: readonly Name[]): Record<Name, QueueScript> {
+  const entries = pick(dir, names).map((script): [string, QueueScript] => [
+    script.name,
+    (transaction, keys, args) => {
+      checkKeys(script, keys);
+      transaction.eval(script.lua, keys.length, ...keys, ...args);
+    },
+  ]);
+  return Object.fromEntries(entries) as Record<Name, QueueScript>;
+}
+
 /** `EVALSHA sha` or `EVAL lua`, then the keys' count, the keys and the arguments. */
 function send(redis: RedisConnection, command: string, script: string, keys: readonly string[], args: readonly string[]): Promise<unknown> {
   return redis.sendCommand(new FlatCommand(command, commandArgs([script, String(keys.length)], keys, args), { replyEncoding: 'utf8' })) as Promise<unknown>;
-}
-
-/** Every task script, each run on one task's hash. */
-export function defineTaskScripts(redis: RedisConnection): Record<Operation, RunScript> {
-  const scripts = defineScripts(redis, {
-    dir: new URL('./lua/', import.meta.url),
-    names: OPERATIONS,
-    common: true,
-    prelude: { create: ['new-task'] },
-  });
-  const entries = OPERATIONS.map((operation): [Operation, RunScript] => [
-    operation,
-    (key, args) => scripts[operation]([key], args),
-  ]);
-  return Object.fromEntries(entries) as Record<Operation, RunScript>;
 }

@@ -1,5 +1,13 @@
-import { InvalidRequestError, LimitExceededError, MethodNotFoundError, ShimError, InternalError, UnavailableError } from '../../core/errors.js';
-import { ERROR_ANSWER } from '../../core/input-responses.js';
+import {
+  InternalError,
+  InvalidParamsError,
+  InvalidRequestError,
+  LimitExceededError,
+  MethodNotFoundError,
+  ShimError,
+  TaskNotFoundError,
+  UnavailableError,
+} from '../../core/errors.js';
 import type { SessionRecord } from '../../session/session-store.js';
 import { classify, errorResponse, idOf, resultResponse, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../jsonrpc/message.js';
 import { json, type RelayReply, type Reply } from '../reply.js';
@@ -112,7 +120,7 @@ export class LegacyAdapter implements WireAdapter {
     if (request.method === 'DELETE') {
       this.sessions.forget(session.sessionId);
       await this.deps.sessions.delete(session.sessionId);
-      void this.deps.service.limits.releaseSession(session.principal, session.sessionId).catch(() => undefined);
+      void this.deps.service.releaseSession(session.principal, session.sessionId).catch(() => undefined);
       if (session.upstreamSessionId) void this.deps.upstream.deleteSession(session.upstreamSessionId).catch(() => undefined);
       return { kind: 'empty', status: 200 };
     }
@@ -144,14 +152,24 @@ export class LegacyAdapter implements WireAdapter {
     return session;
   }
 
-  /** A client's answer to a pushed input request settles that key; anything else is the upstream's. */
+  /**
+   * A client's answer to a pushed input request settles that key, checked as tasks/update checks
+   * one; anything else is the upstream's. Unknown, foreign, stale and duplicate answers are
+   * ignored alike (202: the client learns nothing from them); a malformed one is refused with 400
+   * and its JSON-RPC error, and its key stays outstanding (mcp-2025-11-25-tasks.md §1, §11).
+   */
   private async answer(session: SessionRecord, response: JsonRpcResponse): Promise<Reply | Forward> {
     const push = parsePushId(response.id);
     if (push && push.taskId.length > MAX_TASK_ID_LENGTH) return { kind: 'empty', status: 202 };
     if (!push) return new Forward(session);
-    const answer = 'result' in response ? stripMeta(response.result) : { [ERROR_ANSWER]: response.error };
-    // Unknown, stale and duplicate answers are ignored alike: the client learns nothing from them.
-    await this.deps.service.store.answerInput(push.taskId, session.principal, { [push.key]: answer }, Date.now()).catch(() => undefined);
+    const answer = 'result' in response ? { result: stripMeta(response.result) } : { error: response.error };
+    try {
+      await this.deps.service.answerPush(session.principal, push.taskId, push.key, answer);
+    } catch (err) {
+      if (err instanceof TaskNotFoundError) return { kind: 'empty', status: 202 };
+      if (err instanceof InvalidParamsError) return json(400, errorResponse(null, err));
+      throw err;
+    }
     return { kind: 'empty', status: 202 };
   }
 
@@ -202,7 +220,7 @@ export class LegacyAdapter implements WireAdapter {
     const { taskId } = parseParams(TaskIdParams, request.params);
     await this.methods.touch(session, taskId);
     this.deps.streams.admit();
-    const slot = await this.deps.service.limits.openStream(session.principal);
+    const slot = await this.deps.service.openStream(session.principal);
     return { kind: 'sse', stream: resultStream(this.deps, session, taskId, request.id, slot) };
   }
 
@@ -213,7 +231,7 @@ export class LegacyAdapter implements WireAdapter {
     let slot: StreamSlot;
     try {
       this.deps.streams.admit();
-      slot = await this.deps.service.limits.openStream(session.principal);
+      slot = await this.deps.service.openStream(session.principal);
     } catch (err) {
       if (err instanceof LimitExceededError) return json(429, errorResponse(null, err));
       throw err;
@@ -238,7 +256,7 @@ export class LegacyAdapter implements WireAdapter {
     const taskId = params?.taskId;
     // A malformed id is refused by tasks/cancel itself, before any store access.
     if (typeof taskId !== 'string' || taskId.length > MAX_TASK_ID_LENGTH) return false;
-    const task = await this.deps.service.store.get(taskId, session.principal);
+    const task = await this.deps.service.findTask(session.principal, taskId);
     return task?.origin === 'tasks-create';
   }
 }

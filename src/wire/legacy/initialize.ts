@@ -18,15 +18,15 @@ export async function initialize(deps: LegacyDeps, request: JsonRpcRequest, prin
     return json(200, errorResponse(request.id, new InvalidParamsError('initialize needs protocolVersion, capabilities and clientInfo')));
   }
   const sessionId = newOpaqueId();
-  const { limits } = deps.service;
+  const { service } = deps;
   try {
-    await limits.admitSession(principal, sessionId, sessionHoldUntil(Date.now() + deps.sessionIdleTtlMs, deps.sessionIdleTtlMs));
+    await service.admitSession(principal, sessionId, sessionHoldUntil(Date.now() + deps.sessionIdleTtlMs, deps.sessionIdleTtlMs));
   } catch (err) {
     // No session to answer in: like a refused GET stream, HTTP 429 (docs/decisions/0006-limits.md).
     if (err instanceof LimitExceededError) return json(429, errorResponse(request.id, err));
     throw err;
   }
-  const release = (): void => void limits.releaseSession(principal, sessionId).catch(() => undefined);
+  const release = (): void => void service.releaseSession(principal, sessionId).catch(() => undefined);
   let opened: { reply: Reply; created: boolean };
   try {
     opened = await openSession(deps, request, principal, sessionId);

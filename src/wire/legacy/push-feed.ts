@@ -1,6 +1,7 @@
+import { changeFanOut } from '../../core/change-fan-out.js';
 import { isTerminal, type TaskRecord, type TaskStatus } from '../../core/task.js';
+import type { TaskFeed } from '../../core/task-change.js';
 import type { SessionRecord, SessionStore } from '../../session/session-store.js';
-import type { TaskStore } from '../../store/task-store.js';
 import { pushId, RELATED_TASK } from './constants.js';
 import { renderMcpTask } from './render.js';
 import type { SessionStream } from './session-stream.js';
@@ -8,7 +9,7 @@ import type { SessionStream } from './session-stream.js';
 export type FeedScope = { kind: 'get' } | { kind: 'result'; taskId: string };
 
 export interface PushFeedOptions {
-  tasks: TaskStore;
+  tasks: TaskFeed;
   sessions: SessionStore;
   session: SessionRecord;
   stream: SessionStream;
@@ -26,7 +27,9 @@ export interface PushFeedOptions {
  * outstanding `inputRequests` are the pushes still owed, so a stream that opens anywhere, at
  * any time, sends what is owed and then follows changes. A GET stream leaves a task alone while
  * a tasks/result stream for it is open somewhere, and each push is claimed by one open stream of
- * the session before it is written, so each message goes on exactly one stream.
+ * the session before it is written, so each message goes on exactly one stream. Every feed of the
+ * process follows changes through one shared subscription (`changeFanOut`), keyed by its session
+ * (GET) or its task (tasks/result).
  */
 export class PushFeed {
   private readonly sent = new Set<string>();
@@ -38,10 +41,9 @@ export class PushFeed {
 
   async start(): Promise<void> {
     const { tasks, sessions, session, scope } = this.options;
-    this.unsubscribe = tasks.subscribe((change) => {
-      const mine = scope.kind === 'result' ? change.taskId === scope.taskId : change.sessionId === session.sessionId;
-      if (mine) this.refresh(change.taskId, false);
-    });
+    const changes = changeFanOut(tasks);
+    const onChange = (taskId: string): void => void this.refresh(taskId, false);
+    this.unsubscribe = scope.kind === 'result' ? changes.onTask(scope.taskId, onChange) : changes.onSession(session.sessionId, onChange);
     const initial = scope.kind === 'result' ? [scope.taskId] : await sessions.watchedTasks(session.sessionId);
     await Promise.all(initial.map((taskId) => this.refresh(taskId, true)));
   }
@@ -65,7 +67,7 @@ export class PushFeed {
   private async deliver(taskId: string, initial: boolean): Promise<void> {
     const { tasks, sessions, session, stream, scope } = this.options;
     if (stream.closed || !this.unsubscribe) return;
-    const task = await tasks.get(taskId, session.principal);
+    const task = await tasks.findTask(session.principal, taskId);
     if (!task) return;
     if (scope.kind === 'get' && (await sessions.hasResultStream(taskId))) return;
 

@@ -1,10 +1,11 @@
-import type { PrincipalLimits } from '../../core/limits.js';
+import type { TaskService } from '../../core/task-service.js';
 import type { DueSession, SessionStore } from '../../session/session-store.js';
 import type { UpstreamHttp } from '../../upstream/http-client.js';
 
 export interface SessionReaperOptions {
   sessions: SessionStore;
-  limits: PrincipalLimits;
+  /** Where a session's place in its principal's count is renewed and released. */
+  service: Pick<TaskService, 'renewSession' | 'releaseSession'>;
   /** Closes the upstream sessions of lapsed ones. */
   upstream: Pick<UpstreamHttp, 'deleteSession'>;
   /** How long a session lives without a request. */
@@ -56,7 +57,7 @@ export class SessionReaper {
         await Promise.all([
           ...lapsed.map((session) => this.cleanUp(session)),
           ...extended.map((session) =>
-            this.options.limits.renewSession(session.principal, session.sessionId, sessionHoldUntil(session.dueAt, this.options.idleTtlMs)).catch(() => undefined),
+            this.options.service.renewSession(session.principal, session.sessionId, sessionHoldUntil(session.dueAt, this.options.idleTtlMs)).catch(() => undefined),
           ),
         ]);
         if (lapsed.length + extended.length < BATCH) return;
@@ -70,7 +71,7 @@ export class SessionReaper {
 
   private async cleanUp(session: DueSession): Promise<void> {
     await Promise.allSettled([
-      this.options.limits.releaseSession(session.principal, session.sessionId),
+      this.options.service.releaseSession(session.principal, session.sessionId),
       session.upstreamSessionId ? this.options.upstream.deleteSession(session.upstreamSessionId) : undefined,
     ]);
   }

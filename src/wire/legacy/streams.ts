@@ -70,7 +70,7 @@ export function getStream(deps: LegacyDeps, session: SessionRecord, slot: Stream
     await deps.sessions.keepStreamOpen(session.sessionId, stream.streamId, HOLD_MS);
     markOpen(deps, session, stream, out);
     const feed = new PushFeed({
-      tasks: deps.service.store,
+      tasks: deps.service,
       sessions: deps.sessions,
       session,
       stream,
@@ -128,7 +128,7 @@ export function resultStream(
         .finally(cleanup);
     };
     const feed = new PushFeed({
-      tasks: deps.service.store,
+      tasks: deps.service,
       sessions: deps.sessions,
       session,
       stream,

@@ -102,8 +102,7 @@ export class LegacyTaskMethods {
     // Index entries outlive their tasks; skipping expired ones may take more than one read.
     for (;;) {
       const entries = await this.deps.sessions.listTasks(session.sessionId, after, PAGE_SIZE + 1);
-      const found = await Promise.all(entries.map((e) => this.deps.service.store.get(e.taskId, session.principal)));
-      for (const task of found) if (task) live.push(task);
+      live.push(...(await this.deps.service.getTasks(session.principal, entries.map((e) => e.taskId))));
       if (entries.length < PAGE_SIZE + 1 || live.length > PAGE_SIZE) break;
       after = entries.at(-1);
     }

@@ -94,7 +94,7 @@ export class Sep2663Handler implements WireAdapter {
   private readonly serverInfoMember: string;
 
   constructor(private readonly options: Sep2663Options) {
-    this.listenHub = new ListenHub(options.service.store);
+    this.listenHub = new ListenHub(options.service);
     this.serverInfoMember = `"_meta":${JSON.stringify({ [META.serverInfo]: options.serverInfo })}`;
     this.methods = new Map<string, MethodHandler>([
       ['server/discover', () => this.discover()],
@@ -246,7 +246,7 @@ export class Sep2663Handler implements WireAdapter {
       throw new InvalidParamsError(`At most ${this.options.maxListenTaskIds} taskIds per listen`);
     }
     this.options.streams.admit();
-    const slot = await this.options.service.limits.openStream(call.ctx.principal);
+    const slot = await this.options.service.openStream(call.ctx.principal);
     return new StreamAnswer(
       await listen({
         hub: this.listenHub,

@@ -1,5 +1,6 @@
+import { changeFanOut, type ChangeFanOut } from '../../core/change-fan-out.js';
 import { isTerminal, type TaskRecord } from '../../core/task.js';
-import type { TaskStore, Unsubscribe } from '../../store/task-store.js';
+import type { TaskFeed } from '../../core/task-change.js';
 import { taskFrame } from './listen-frame.js';
 import { renderDetailedTask } from './render.js';
 
@@ -35,13 +36,14 @@ function sent(task: TaskRecord): Sent {
 }
 
 /**
- * The listen streams of one process share this hub: one store subscription, one read per change
- * of a watched task however many streams watch it, one render and one stringify per change.
+ * The listen streams of one process share this hub: one read per change of a watched task however
+ * many streams watch it, one render and one stringify per change. Change events come through the
+ * process's one subscription that the legacy streams share too (`changeFanOut`), per watched task.
  *
  * Redis pub/sub drops what is published while the subscriber reconnects, and the store gives no
  * per-reconnect signal (`subscriptionReady` settles once). So a slow sweep reads every watched
- * task again every `sweepMs`: it bounds how late a missed change arrives, needs nothing from the
- * store but `load`, and covers any other lost message too. Its cost is one read per watched task
+ * task again every `sweepMs`: it bounds how late a missed change arrives, needs nothing but
+ * `loadTask`, and covers any other lost message too. Its cost is one read per watched task
  * (not per stream) per sweep, and it only runs while some stream watches something.
  */
 export class ListenHub {
@@ -53,16 +55,19 @@ export class ListenHub {
   private readonly snapshots = new Map<string, Promise<TaskRecord | undefined>>();
   private readonly sweepMs: number;
   private readonly sweepBatch: number;
-  private unsubscribe?: Unsubscribe;
+  private readonly changes: ChangeFanOut;
+  /** Per watched task, what stops following its change events. */
+  private readonly following = new Map<string, () => void>();
   private sweepTimer?: NodeJS.Timeout;
   private sweeping = false;
 
   constructor(
-    private readonly store: TaskStore,
+    private readonly tasks: TaskFeed,
     options: ListenHubOptions = {},
   ) {
     this.sweepMs = options.sweepMs ?? DEFAULT_SWEEP_MS;
     this.sweepBatch = options.sweepBatch ?? DEFAULT_SWEEP_BATCH;
+    this.changes = changeFanOut(tasks);
   }
 
   /**
@@ -73,7 +78,7 @@ export class ListenHub {
     const key = `${principal}\n${taskId}`;
     let pending = this.snapshots.get(key);
     if (!pending) {
-      pending = this.store.get(taskId, principal);
+      pending = this.tasks.findTask(principal, taskId);
       this.snapshots.set(key, pending);
       const forget = (): void => {
         this.snapshots.delete(key);
@@ -95,6 +100,7 @@ export class ListenHub {
       if (!watchers) {
         watchers = new Map();
         this.watched.set(task.taskId, watchers);
+        this.following.set(task.taskId, this.changes.onTask(task.taskId, (taskId) => void this.refresh(taskId)));
       }
       watchers.set(watcher, sent(task));
       ids.push(task.taskId);
@@ -106,34 +112,22 @@ export class ListenHub {
     return () => {
       for (const taskId of ids) {
         const watchers = this.watched.get(taskId);
-        if (watchers?.delete(watcher) && watchers.size === 0) this.watched.delete(taskId);
+        if (watchers?.delete(watcher) && watchers.size === 0) this.forget(taskId);
       }
-      this.stopIfIdle();
     };
   }
 
-  /** Watched tasks, distinct watchers, and whether the hub holds a store subscription. */
+  /** Watched tasks, distinct watchers, and whether the hub follows change events. */
   stats(): { tasks: number; watchers: number; subscribed: boolean } {
     const watchers = new Set<ListenWatcher>();
     for (const map of this.watched.values()) for (const watcher of map.keys()) watchers.add(watcher);
-    return { tasks: this.watched.size, watchers: watchers.size, subscribed: this.unsubscribe !== undefined };
+    return { tasks: this.watched.size, watchers: watchers.size, subscribed: this.following.size > 0 };
   }
 
   private start(): void {
-    if (this.unsubscribe) return;
-    this.unsubscribe = this.store.subscribe((change) => {
-      if (this.watched.has(change.taskId)) void this.refresh(change.taskId);
-    });
+    if (this.sweepTimer) return;
     this.sweepTimer = setInterval(() => void this.sweep(), this.sweepMs);
     this.sweepTimer.unref();
-  }
-
-  private stopIfIdle(): void {
-    if (this.watched.size > 0 || !this.unsubscribe) return;
-    this.unsubscribe();
-    this.unsubscribe = undefined;
-    clearInterval(this.sweepTimer);
-    this.sweepTimer = undefined;
   }
 
   /** One read at a time per task; changes that arrive meanwhile cost one more read, not one each. */
@@ -150,7 +144,7 @@ export class ListenHub {
           state.again = false;
           let task: TaskRecord | undefined;
           try {
-            task = await this.store.load(taskId);
+            task = await this.tasks.loadTask(taskId);
           } catch {
             continue; // A failed read is retried by the next change or sweep.
           }
@@ -185,7 +179,11 @@ export class ListenHub {
 
   private forget(taskId: string): void {
     this.watched.delete(taskId);
-    this.stopIfIdle();
+    this.following.get(taskId)?.();
+    this.following.delete(taskId);
+    if (this.watched.size > 0) return;
+    clearInterval(this.sweepTimer);
+    this.sweepTimer = undefined;
   }
 
   private async sweep(): Promise<void> {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StreamSlot } from '../../../src/core/limits.js';
+import type { TaskFeed } from '../../../src/core/task-change.js';
 import { InternalError, ShimError } from '../../../src/core/errors.js';
 import { OpenStreams } from '../../../src/http/open-streams.js';
 import { taskKey } from '../../../src/store/redis/keys.js';
@@ -19,19 +20,18 @@ import { newTask } from '../../support/new-task.js';
 
 const ALICE = 'alice';
 
-/** The store as the hub sees it, counting its live subscriptions and its reads (a real store underneath). */
-interface CountedStore {
-  store: TaskStore;
+/** What the hub reads (TaskService's part of it), over a real store, counting live subscriptions and reads. */
+interface CountedFeed {
+  feed: TaskFeed;
   subscriptions: () => number;
   loads: () => number;
 }
 
-function counted(inner: RedisTaskStore): CountedStore {
+function counted(inner: TaskStore): CountedFeed {
   let subscriptions = 0;
   let loads = 0;
-  const store = Object.create(inner) as TaskStore;
-  Object.assign(store, {
-    subscribe: (listener: Parameters<TaskStore['subscribe']>[0]) => {
+  const feed: TaskFeed = {
+    subscribe: (listener) => {
       subscriptions++;
       const unsubscribe = inner.subscribe(listener);
       return () => {
@@ -39,12 +39,13 @@ function counted(inner: RedisTaskStore): CountedStore {
         unsubscribe();
       };
     },
-    load: (taskId: string) => {
+    findTask: (principal, taskId) => inner.get(taskId, principal),
+    loadTask: (taskId) => {
       loads++;
       return inner.load(taskId);
     },
-  });
-  return { store, subscriptions: () => subscriptions, loads: () => loads };
+  };
+  return { feed, subscriptions: () => subscriptions, loads: () => loads };
 }
 
 const noSlot: StreamSlot = { renew: () => undefined, release: () => undefined };
@@ -73,7 +74,7 @@ async function listenServer(hubOptions: ListenHubOptions = {}, redisUrl = redis.
   const inner = new RedisTaskStore({ url: redisUrl, prefix });
   await inner.subscriptionReady();
   const store = counted(inner);
-  const hub = new ListenHub(store.store, hubOptions);
+  const hub = new ListenHub(store.feed, hubOptions);
   const streams = new OpenStreams(undefined, 60_000);
   let closed = 0;
   const server: Server = createServer((req, res) => {

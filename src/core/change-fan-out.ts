@@ -1,0 +1,97 @@
+/** What a change event says about the task that changed: enough to route it without a read. */
+export interface ChangeNotice {
+  taskId: string;
+  /** The legacy session whose streams deliver the task's pushes. */
+  sessionId?: string;
+}
+
+/** Where change events come from: the task store (or whatever stands in front of it). */
+export interface ChangeSource {
+  subscribe(listener: (change: ChangeNotice) => void): () => void;
+}
+
+/** Called with the id of a task that changed; the listener reads it when it wants to. */
+export type ChangeListener = (taskId: string) => void;
+
+/**
+ * The change events of one process, routed to the streams that want them: one subscription to the
+ * source while anything is watched, and a map from task id and from legacy session id to the
+ * listeners. A change costs two map lookups however many streams are open, instead of one call per
+ * open stream. docs/decisions/0027-lua-and-fan-out.md.
+ */
+export class ChangeFanOut {
+  private readonly byTask = new Map<string, Set<ChangeListener>>();
+  private readonly bySession = new Map<string, Set<ChangeListener>>();
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(private readonly source: ChangeSource) {}
+
+  /** Calls `listener` on every change of `taskId` until the returned function is called. */
+  onTask(taskId: string, listener: ChangeListener): () => void {
+    return this.add(this.byTask, taskId, listener);
+  }
+
+  /** Calls `listener` on every change of a task whose pushes go to `sessionId`. */
+  onSession(sessionId: string, listener: ChangeListener): () => void {
+    return this.add(this.bySession, sessionId, listener);
+  }
+
+  /** Whether it holds the source subscription, and how many task and session ids have listeners. */
+  stats(): { subscribed: boolean; tasks: number; sessions: number } {
+    return { subscribed: this.unsubscribe !== undefined, tasks: this.byTask.size, sessions: this.bySession.size };
+  }
+
+  private add(map: Map<string, Set<ChangeListener>>, id: string, listener: ChangeListener): () => void {
+    // Wrapped so that one function added twice is two registrations, each removable alone.
+    const entry: ChangeListener = (taskId) => listener(taskId);
+    let listeners = map.get(id);
+    if (!listeners) {
+      listeners = new Set();
+      map.set(id, listeners);
+    }
+    listeners.add(entry);
+    this.unsubscribe ??= this.source.subscribe((change) => this.deliver(change));
+    let removed = false;
+    return () => {
+      if (removed) return;
+      removed = true;
+      const current = map.get(id);
+      if (current?.delete(entry) && current.size === 0) map.delete(id);
+      if (this.byTask.size === 0 && this.bySession.size === 0) {
+        this.unsubscribe?.();
+        this.unsubscribe = undefined;
+      }
+    };
+  }
+
+  private deliver(change: ChangeNotice): void {
+    const forTask = this.byTask.get(change.taskId);
+    const forSession = change.sessionId === undefined ? undefined : this.bySession.get(change.sessionId);
+    // Snapshots: a listener added while delivering does not see a change that predates it.
+    for (const listener of [...(forTask ?? []), ...(forSession ?? [])]) {
+      try {
+        listener(change.taskId);
+      } catch (error) {
+        // One failing stream must not starve the others; the error still surfaces as uncaught.
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    }
+  }
+}
+
+const fanOuts = new WeakMap<ChangeSource, ChangeFanOut>();
+
+/**
+ * The one fan-out of `source` in this process: every stream of every wire that follows changes
+ * of that source shares it, without the composition root handing an instance to each adapter.
+ */
+export function changeFanOut(source: ChangeSource): ChangeFanOut {
+  let fanOut = fanOuts.get(source);
+  if (!fanOut) {
+    fanOut = new ChangeFanOut(source);
+    fanOuts.set(source, fanOut);
+  }
+  return fanOut;
+}
