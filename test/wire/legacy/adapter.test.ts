@@ -1,20 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PrincipalLimits } from '../../../src/core/limits.js';
-import { systemClock } from '../../../src/core/ports.js';
-import { StepwiseIntake } from '../../../src/core/task-intake.js';
-import { TaskService } from '../../../src/core/task-service.js';
-import { startDemoUpstream, type DemoUpstream } from '../../../src/demo-upstream/server.js';
-import { DEMO_TOOL_POLICIES } from '../../../src/demo-upstream/policies.js';
-import { InProcessQueue } from '../../../src/execution/in-process-queue.js';
-import { TaskRunner } from '../../../src/execution/task-runner.js';
 import { OpenStreams } from '../../../src/http/open-streams.js';
 import { EmbeddedSessionStore } from '../../../src/session/embedded-session-store.js';
-import { EmbeddedTaskStore } from '../../../src/store/embedded/embedded-store.js';
 import type { AnswerSink } from '../../../src/upstream/http-client.js';
-import { UpstreamGateway } from '../../../src/upstream/gateway.js';
 import { LegacyAdapter } from '../../../src/wire/legacy/endpoint.js';
 import type { Reply, SseOut } from '../../../src/wire/reply.js';
 import type { WireRequest } from '../../../src/wire/request.js';
+import { startInProcessCore, type InProcessCore } from '../../support/in-process-core.js';
 
 /**
  * The legacy adapter in process: the embedded stores, the in-process queue and worker, and the
@@ -26,36 +17,15 @@ const ALICE = 'alice';
 const BOB = 'bob';
 const VERSION = '2025-11-25';
 
-let upstream: DemoUpstream;
-let gateway: UpstreamGateway;
-let queue: InProcessQueue;
-let store: EmbeddedTaskStore;
+let core: InProcessCore;
 let adapter: LegacyAdapter;
 
 beforeAll(async () => {
-  upstream = await startDemoUpstream({ host: '127.0.0.1', port: 0 });
-  store = new EmbeddedTaskStore();
-  const sessions = new EmbeddedSessionStore();
-  queue = new InProcessQueue(4);
-  const limits = new PrincipalLimits(store, { maxOpenTasks: 100, maxOpenStreams: 100, maxSessions: 100, streamLeaseMs: 60_000 }, systemClock);
-  gateway = new UpstreamGateway({ url: upstream.url, clientInfo: { name: 'adapter-test', version: '0' }, protocol: '2025-11-25' });
-  const service = new TaskService({
-    store,
-    intake: new StepwiseIntake(store, queue, limits, systemClock),
-    limits,
-    invoker: gateway,
-    catalog: gateway.catalog,
-    clock: systemClock,
-    policies: { configured: Object.fromEntries(Object.entries(DEMO_TOOL_POLICIES).map(([name, mode]) => [name, { mode }])), fallback: 'auto', autoWindowMs: 1_000 },
-    defaultTtlMs: 60_000,
-    maxTtlMs: 600_000,
-    pollIntervalMs: 100,
-  });
-  queue.start(new TaskRunner({ store, invoker: gateway, isIdempotent: () => false }).process);
+  core = await startInProcessCore({ clientName: 'adapter-test', autoWindowMs: 1_000, maxTtlMs: 600_000, pollIntervalMs: 100 });
   adapter = new LegacyAdapter({
-    service,
-    sessions,
-    upstream: gateway.http,
+    service: core.service,
+    sessions: new EmbeddedSessionStore(),
+    upstream: core.gateway.http,
     serverInfo: { name: 'adapter-test', version: '0' },
     sessionIdleTtlMs: 60_000,
     retentionMs: 600_000,
@@ -64,10 +34,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await queue?.close(0);
-  await gateway?.close();
-  await store?.close();
-  await upstream?.close();
+  await core?.close();
 });
 
 let nextId = 1;
