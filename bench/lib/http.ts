@@ -1,7 +1,7 @@
 import { Agent, request } from 'node:http';
 
 /** One keep-alive agent for the bench's own (non-load) requests. */
-export const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 
 export interface HttpReply {
   status: number;

@@ -1,9 +1,9 @@
 /** Request builders for the two wires the bench speaks (written from the specs, like test/support). */
 import { post, rpcOf } from './http.js';
 
-export const PROTOCOL_2026 = '2026-07-28';
-export const PROTOCOL_2025 = '2025-11-25';
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+const PROTOCOL_2026 = '2026-07-28';
+const PROTOCOL_2025 = '2025-11-25';
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 const NAME_FIELD: Readonly<Record<string, string>> = { 'tools/call': 'name', 'tasks/get': 'taskId', 'tasks/update': 'taskId', 'tasks/cancel': 'taskId' };
 

@@ -58,7 +58,7 @@ export function spawnServer(name: string, args: string[], options: SpawnOptions)
   });
 }
 
-export async function stopChild(child: ChildProcess): Promise<void> {
+async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill('SIGTERM');

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { ScenarioResult } from './context.js';
 
-export const BEGIN = '<!-- bench:generated:begin (npm run bench rewrites this section) -->';
-export const END = '<!-- bench:generated:end -->';
+const BEGIN = '<!-- bench:generated:begin (npm run bench rewrites this section) -->';
+const END = '<!-- bench:generated:end -->';
 
 export interface Machine {
   nproc: number;

@@ -209,12 +209,14 @@ function describeUpstream({ report, tools }: Awaited<ReturnType<Shim['upstream']
   if (report.problem) return [`protocol: ${report.protocol} (${how}); ${report.problem}`];
   const lines: string[] = [];
   if (report.protocol === '2026-07-28') {
-    lines.push(`protocol: 2026-07-28 (${how})${report.sep2663Tasks ? ', SEP-2663 tasks extension' : ''}; its own tasks are not used yet, every tool runs in shim mode`);
+    lines.push(`protocol: 2026-07-28 (${how}), ${report.sep2663Tasks ? 'runs tool tasks itself (SEP-2663 tasks extension)' : 'no SEP-2663 tasks extension'}`);
   } else {
     lines.push(`protocol: ${report.protocol} (${how}), ${report.tasks ? 'runs tool tasks itself (capabilities.tasks)' : 'no capabilities.tasks'}`);
   }
   const native = tools.filter((t) => t.mode === 'native').map((t) => `${t.name} (${t.taskSupport})`);
   if (native.length > 0) lines.push(`native:   ${native.join(', ')}`);
+  const sep2663 = tools.filter((t) => t.mode === 'sep2663').map((t) => t.name);
+  if (sep2663.length > 0) lines.push(`sep2663:  ${sep2663.join(', ')}`);
   const shim = tools.filter((t) => t.mode === 'shim').map((t) => t.name);
   if (shim.length > 0) lines.push(`shim:     ${shim.join(', ')}`);
   return lines;

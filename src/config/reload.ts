@@ -8,7 +8,7 @@ import type { ShimConfig } from './schema.js';
 const CUTOVER_KEYS = ['legacy', 'legacyDrain', 'legacyBrownouts', 'legacyDeprecation', 'legacySunset', 'migrationGuideUrl', 'cutoverQuietPeriodMs'] as const;
 
 /** What a reload applies (docs/operations.md, "Reloading"); every other setting needs a restart. */
-export const LIVE_KEYS: ReadonlySet<string> = new Set<string>(['auth', 'policies', ...CUTOVER_KEYS]);
+const LIVE_KEYS: ReadonlySet<string> = new Set<string>(['auth', 'policies', ...CUTOVER_KEYS]);
 
 type CutoverSettings = Pick<ShimConfig, (typeof CUTOVER_KEYS)[number]>;
 

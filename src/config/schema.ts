@@ -57,7 +57,7 @@ const redisUrls = z.string().superRefine((value, ctx) => {
 });
 
 /** What one replica does (docs/operations.md, "Replica roles"). */
-export const SHIM_ROLES = ['all', 'api', 'worker'] as const;
+const SHIM_ROLES = ['all', 'api', 'worker'] as const;
 export type ShimRole = (typeof SHIM_ROLES)[number];
 
 export const ConfigSchema = z.strictObject({

@@ -11,7 +11,7 @@ export interface ChangeSource {
 }
 
 /** Called with the id of a task that changed; the listener reads it when it wants to. */
-export type ChangeListener = (taskId: string) => void;
+type ChangeListener = (taskId: string) => void;
 
 /**
  * The change events of one process, routed to the streams that want them: one subscription to the

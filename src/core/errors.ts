@@ -127,6 +127,9 @@ export class LimitExceededError extends ShimError {
 /** The upstream answered a call with a JSON-RPC error; it is carried to the client unchanged. */
 export class UpstreamRpcError extends ShimError {}
 
+/** The upstream answered, but not with the MCP message it had to send (garbage, a wrong shape). */
+export class UpstreamProtocolError extends InternalError {}
+
 /**
  * The legacy tasks API is switched off (`--legacy off`): an old-wire task request gets this, under
  * HTTP 410, and the message names the migration guide. Tasks created before stay readable on the

@@ -23,7 +23,7 @@ export interface ParkedCallOptions {
 }
 
 /**
- * Synchronous calls whose upstream asks for input (MRTR, sep-2663-tasks.md §7). The call keeps
+ * Synchronous calls whose upstream asks for input (MRTR, SEP-2322). The call keeps
  * running in this replica; its input requests are parked in an unannounced task record, so the
  * client's retry, on any replica, answers them through the store like `tasks/update` would, and
  * then waits for the call to end or to ask again. `requestState` names that record; it needs no

@@ -47,7 +47,7 @@ export type NativeOutcome =
   | { status: 'failed'; error: JsonRpcErrorObject; statusMessage: string }
   | { status: 'cancelled'; statusMessage: string };
 
-/** A server → client request of the upstream task; `id` is the upstream's JSON-RPC id. */
+/** An input request of the upstream task; `id` is the upstream's JSON-RPC id (2025-11-25) or its `inputRequests` key (SEP-2663). */
 export type NativeInputHandler = (request: InputRequest, id: string | number, signal: AbortSignal) => Promise<Record<string, unknown>>;
 
 /** What the worker asks of an upstream task: each hook writes to the task's record. */
@@ -58,6 +58,8 @@ export interface NativeHooks {
   deadline: number;
   onInput: NativeInputHandler;
   onStatusMessage: (message: string) => void;
+  /** What the task's client declared: a SEP-2663 upstream is told which input kinds it may ask for. */
+  clientCapabilities?: Record<string, unknown>;
 }
 
 export interface NativeRun extends NativeHooks {
@@ -75,9 +77,12 @@ export interface NativeResume extends NativeHooks {
   outstanding: ReadonlyArray<{ id: string | number; answer: (signal: AbortSignal) => Promise<Record<string, unknown>> }>;
 }
 
-/** The upstream's own tasks (a 2025-11-25 task server), as the worker uses them. */
+/** The upstream's own tasks (a 2025-11-25 task server or a SEP-2663 server), as the worker uses them. */
 export interface UpstreamTasks {
-  /** True when the upstream runs this tool's tasks itself (docs/architecture.md, "Native execution"). */
+  /**
+   * True when the upstream runs this tool's tasks itself (docs/architecture.md, "Native execution"
+   * and "SEP-2663 execution"): the record is then backed by the upstream's task.
+   */
   isNative(tool: string): Promise<boolean>;
   run(run: NativeRun): Promise<NativeOutcome>;
   /** Rejoins the upstream session of a mirror whose replica died and follows the task to its end. */

@@ -16,8 +16,8 @@ export interface CallWindow {
 }
 
 /**
- * Input before a task exists (ARCHITECTURE.md "Input before and after a task exists",
- * sep-2663-tasks.md §10 "With MRTR"): the call is a task from the start, queued and run by any
+ * Input before a task exists (docs/architecture.md, "Input before the task exists"; SEP-2663
+ * with SEP-2322 MRTR): the call is a task from the start, queued and run by any
  * worker, but it is announced only once it outlasts a round's window. Input it asks for inside the
  * window goes back as an MRTR `InputRequiredResult` whose `requestState` names the task; the retry
  * (on any replica) answers through the store exactly as `tasks/update` would, and starts the next

@@ -1,5 +1,5 @@
 /**
- * The `requestState` of an MRTR answer (sep-2663-tasks.md §7): it names the record that holds
+ * The `requestState` of an MRTR answer (SEP-2322): it names the record that holds
  * the call's input requests, and whether that record is a task not yet announced (`task`) or a
  * synchronous call parked in this replica (`sync`). It needs no signature: the record is bound to
  * the caller's principal and to the original request, and the phase is only honoured where the

@@ -54,6 +54,11 @@ export class TaskService {
     });
   }
 
+  /** The longest a synchronous call may run (a legacy session's plain call to a stateless upstream too). */
+  get syncTimeoutMs(): number {
+    return this.options.syncTimeoutMs ?? MRTR_TTL_MS;
+  }
+
   /** The upstream's tool, or undefined when it has none by that name. */
   toolInfo(tool: string): Promise<ToolInfo | undefined> {
     return this.options.catalog.get(tool);
@@ -105,8 +110,8 @@ export class TaskService {
 
   /**
    * A required or auto call from a SEP-2663 client that can answer input runs synchronously for
-   * the window first, so that input asked inside it goes back as MRTR (ARCHITECTURE.md "Input
-   * before and after a task exists"). Undefined for every other call.
+   * the window first, so that input asked inside it goes back as MRTR (docs/architecture.md, "Input
+   * before the task exists"). Undefined for every other call.
    */
   private inputFirst(ctx: CallContext, plan: CallPlan): CallWindow | undefined {
     if (ctx.wire !== 'sep2663' || !ParkedCalls.possible(ctx.clientCapabilities)) return undefined;

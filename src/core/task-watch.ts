@@ -1,3 +1,4 @@
+import { changeFanOut } from './change-fan-out.js';
 import { isTerminal, type TaskRecord } from './task.js';
 import type { TaskStore } from '../store/task-store.js';
 
@@ -46,9 +47,8 @@ export async function waitForTask(
       }
       if (!last || until(last) || isTerminal(last.status)) finish();
     };
-    const unsubscribe = store.subscribe((change) => {
-      if (change.taskId === taskId) void reread();
-    });
+    // Through the process's fan-out: a change costs a lookup, not a call per waiting task.
+    const unsubscribe = changeFanOut(store).onTask(taskId, () => void reread());
     const timeout = setTimeout(finish, options.timeoutMs);
     const recheck = setInterval(() => void reread(), options.recheckMs ?? 2_000);
     options.signal?.addEventListener('abort', finish, { once: true });

@@ -8,7 +8,7 @@ import { json, type Reply } from '../wire/reply.js';
  * JSON-RPC codes of the cutover refusals. They are only ever sent on the legacy wires, so they
  * sit in the range `-32000..-32019` that SEP-2663 leaves to legacy use.
  */
-export const CutoverCode = {
+const CutoverCode = {
   /** Drain mode: the old API creates no new tasks. */
   Drained: ErrorCode.LegacyDrained,
   /** A scheduled brownout window: the old API answers nothing. */

@@ -4,9 +4,9 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { startSessionServer } from '../demo-upstream/session-server.js';
 import { registerNativeTools } from './tools.js';
 
-export const NATIVE_UPSTREAM_PATH = '/mcp';
+const NATIVE_UPSTREAM_PATH = '/mcp';
 /** What the server counted and holds, as JSON: tests count the requests a mirror sends. */
-export const NATIVE_STATS_PATH = '/stats';
+const NATIVE_STATS_PATH = '/stats';
 
 export interface NativeUpstreamOptions {
   port?: number;

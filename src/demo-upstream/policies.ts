@@ -1,7 +1,7 @@
 import type { TaskPolicy } from '../core/policy.js';
 
 /**
- * How the shim treats each demo tool (ARCHITECTURE.md, "The demo upstream's task policies").
+ * How the shim treats each demo tool.
  * The demo upstream itself runs every call synchronously; this table is what `npm start`, the
  * docs and the tests hand to the shim so that they all agree.
  */

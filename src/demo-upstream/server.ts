@@ -2,7 +2,7 @@ import { createDemoMcpServer, type CallCounter } from './mcp-server.js';
 import { startSessionServer } from './session-server.js';
 import { DEMO_TOOLS } from './tools/index.js';
 
-export const DEMO_UPSTREAM_PATH = '/mcp';
+const DEMO_UPSTREAM_PATH = '/mcp';
 
 export interface DemoUpstream {
   url: string;

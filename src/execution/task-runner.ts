@@ -191,6 +191,7 @@ export class TaskRunner {
         onStatusMessage: (message) => {
           if (!released.aborted) progress.push(message);
         },
+        clientCapabilities: task.clientCapabilities,
       });
       running.catch(() => undefined);
       const outcome = await Promise.race([running, whenAborted(released).then(() => undefined)]);

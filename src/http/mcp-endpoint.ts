@@ -132,7 +132,11 @@ function serveLegacy(
 }
 
 function deliver(res: ServerResponse, reply: Reply, visit: LegacyVisit | undefined, options: McpEndpointOptions): Promise<void> | undefined {
-  if (reply.kind !== 'relay') visit?.answered(reply);
+  // The upstream's answers are recorded with the client's status once the response closed.
+  if (reply.kind !== 'relay') {
+    if (!('fromUpstream' in reply && reply.fromUpstream)) visit?.answered(reply);
+    else if (visit) res.once('close', () => visit.forwarded(res.statusCode));
+  }
   return writeReply(res, reply, options.streams, visit);
 }
 

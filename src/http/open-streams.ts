@@ -5,7 +5,7 @@ import { StreamBudget, type StreamBudgetSettings } from './stream-budget.js';
 const DEFAULT_KEEP_ALIVE_MS = 15_000;
 
 /** 4 MiB per stream, 64 MiB per replica (docs/security.md, "Limits"). */
-export const DEFAULT_STREAM_BUDGET: StreamBudgetSettings = { maxStreamBytes: 4 * 1024 * 1024, maxTotalBytes: 64 * 1024 * 1024 };
+const DEFAULT_STREAM_BUDGET: StreamBudgetSettings = { maxStreamBytes: 4 * 1024 * 1024, maxTotalBytes: 64 * 1024 * 1024 };
 
 /**
  * The long-lived responses this replica holds (SEP-2663 listens, legacy GET and tasks/result

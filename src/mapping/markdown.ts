@@ -20,7 +20,7 @@ export function mappingDocument(existing: string): string {
 }
 
 /** The generated part of docs/mapping.md. */
-export function mappingMarkdown(): string {
+function mappingMarkdown(): string {
   const lines: string[] = [
     '# Status, field and method mapping',
     '',
@@ -63,16 +63,16 @@ export function mappingMarkdown(): string {
   }
   lines.push(
     '',
-    '### Upstream task statuses (native execution)',
+    '### Upstream task statuses (native and SEP-2663 execution)',
     '',
-    'A task backed by a 2025-11-25 upstream task mirrors that task\'s status into its record:',
+    'A task backed by an upstream task (2025-11-25 or SEP-2663) mirrors that task\'s status into its record:',
     '',
-    '| upstream status | record | how |',
-    '|---|---|---|',
+    '| upstream status | record | how (2025-11-25) | how (SEP-2663) |',
+    '|---|---|---|---|',
   );
   for (const status of UPSTREAM_TASK_STATUSES) {
     const row = UPSTREAM_STATUS_TABLE[status];
-    lines.push(`| \`${status}\` | ${row.record === 'live' ? 'unchanged (`working` / `input_required`)' : `\`${row.record}\``} | ${row.note} |`);
+    lines.push(`| \`${status}\` | ${row.record === 'live' ? 'unchanged (`working` / `input_required`)' : `\`${row.record}\``} | ${row.note} | ${row.sep2663} |`);
   }
   lines.push('', '## Fields', '', '| canonical (SEP-2663) | MCP 2025-11-25 | tasks/create dialect |', '|---|---|---|');
   for (const field of Object.keys(FIELD_TABLE) as CanonicalField[]) {
@@ -81,7 +81,7 @@ export function mappingMarkdown(): string {
   }
   lines.push('', '## Methods', '', '| wire | old method | SEP-2663 | note |', '|---|---|---|---|');
   for (const row of METHOD_TABLE) {
-    lines.push(`| ${row.wire} | \`${row.method}\` | ${row.sep2663 ? `\`${row.sep2663}\`` : 'none'} | ${row.note} |`);
+    lines.push(`| ${row.wire} | \`${row.method}\` | ${row.sep2663 ? `\`${row.sep2663}\`` : 'none'} | ${row.note} | ${row.sep2663} |`);
   }
   return `${lines.join('\n')}\n`;
 }

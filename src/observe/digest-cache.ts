@@ -4,7 +4,7 @@ import { addDigest, digest, emptyTotals, sameDigest, zeroByWire, type Digest, ty
 import { mergeTallies, tallyCounters, tallyExpired, type Tally } from './tally.js';
 
 /** A bucket this long past its end is closed: flushes run every second, so only a late replica still writes to it. */
-export const CLOSED_MARGIN_MS = 2 * MINUTE_MS;
+const CLOSED_MARGIN_MS = 2 * MINUTE_MS;
 /** A replica cut off from the store flushes old minutes late: a closed bucket's digest is read again after this. */
 export const REVALIDATE_MS = 10 * MINUTE_MS;
 /** The background warm-up reads digests again from this age, so that requests rarely meet one due. */

@@ -4,7 +4,7 @@ import type { Reply } from '../wire/reply.js';
 /**
  * What the shim records about its traffic (docs/dashboard.md). `passthrough` is old-API session
  * traffic the shim forwards to the upstream (including `initialize` and `tools/list`, which it
- * forwards and lightly rewrites); the task wires are the three of ARCHITECTURE.md.
+ * forwards and lightly rewrites); the task wires are the three of docs/architecture.md.
  */
 export const OBSERVED_WIRES = ['sep2663', 'mcp-2025-11-25', 'tasks-create', 'passthrough'] as const;
 export type ObservedWire = (typeof OBSERVED_WIRES)[number];
@@ -69,14 +69,6 @@ export interface Recorder {
 }
 
 export type StreamKind = 'legacy-get' | 'legacy-result' | 'listen';
-
-/** Used when observation is off (e.g. in unit tests of the wires). */
-export const NO_RECORDER: Recorder = {
-  record: () => undefined,
-  task: () => undefined,
-  streamOpened: () => () => undefined,
-  sessionSeen: () => undefined,
-};
 
 export function outcomeOf(code: number | undefined, httpStatus: number): Outcome {
   if (code !== undefined) return `${code}`;

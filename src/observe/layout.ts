@@ -101,7 +101,7 @@ export const field = {
 };
 
 /** Methods counted under their own name; anything else a client sends counts as `other`. */
-export const KNOWN_METHODS: ReadonlySet<string> = new Set([
+const KNOWN_METHODS: ReadonlySet<string> = new Set([
   'initialize',
   'ping',
   'server/discover',

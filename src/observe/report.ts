@@ -1,13 +1,11 @@
 import type { CutoverState } from '../cutover/controls.js';
 import type { CutoverStage } from '../cutover/stage.js';
-import type { AggregateStore, ClientRecord, Counters } from './aggregates.js';
+import type { AggregateStore } from './aggregates.js';
 import { DigestCache, type WindowSpec } from './digest-cache.js';
 import { HOUR_MS, MINUTE_MS, type Resolution } from './layout.js';
-import { bucketStarts, RANGE_NAMES, RANGES, rangeFrom, type RangeName } from './ranges.js';
-import { digest, sumDigests } from './report-digest.js';
-import { clientRows, latency, tasks, traffic, type ClientRow, type LatencyReport, type Overview, type RecordingReport, type TasksReport, type TrafficReport, type Verdict } from './report-figures.js';
+import { bucketStarts, RANGE_NAMES, RANGES, type RangeName } from './ranges.js';
+import type { ClientRow, LatencyReport, Overview, RecordingReport, TasksReport, TrafficReport, Verdict } from './report-figures.js';
 import { RangeSnapshot, Shared, TableSnapshot } from './report-snapshot.js';
-import { mergeTallies, tallyCounters, tallyExpired } from './tally.js';
 
 /**
  * How long one computation of a range's figures (and of the client table) answers every endpoint
@@ -155,21 +153,6 @@ export class Reports {
       return new TableSnapshot(now, clients, meta, this.aggregates.kind, this.cutoverStage.controls.quietPeriodMs);
     });
   }
-}
-
-/** The figures of a range computed afresh from its raw buckets (oldest first), without any cache. */
-export function figuresFromBuckets(range: RangeName, now: number, buckets: Counters[], clients: ClientRecord[]) {
-  const { step } = RANGES[range];
-  const starts = bucketStarts(range, now);
-  const digests = buckets.map(digest);
-  const totals = sumDigests(digests, (i) => (starts[i] as number) + step <= now);
-  const tally = mergeTallies([tallyCounters(totals.counters), tallyExpired(totals.expiring)]);
-  return {
-    traffic: traffic(range, now, digests),
-    clients: clientRows(tally, clients, rangeFrom(range, now)),
-    tasks: tasks(tally),
-    latency: latency(tally),
-  };
 }
 
 function windowSpec(range: RangeName, now: number): WindowSpec {

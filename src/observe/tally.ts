@@ -36,7 +36,7 @@ export interface Tally {
   taskTools: Map<string, { wire: ObservedWire; tool: string } & TaskOutcomes>;
 }
 
-export function emptyTally(): Tally {
+function emptyTally(): Tally {
   return { clients: new Map(), wireLatency: new Map(), tools: new Map(), methods: new Map(), taskWires: new Map(), taskTools: new Map() };
 }
 
@@ -143,7 +143,7 @@ export function mergeTallies(tallies: readonly Tally[]): Tally {
   return t;
 }
 
-export function zeroOutcomes(): TaskOutcomes {
+function zeroOutcomes(): TaskOutcomes {
   return { created: 0, completed: 0, failed: 0, cancelled: 0, expired: 0 };
 }
 

@@ -10,6 +10,7 @@ import type { OpenStreams } from '../http/open-streams.js';
 import type { Observability } from '../observe/observability.js';
 import { LegacyAdapter } from '../wire/legacy/endpoint.js';
 import { SessionReaper } from '../wire/legacy/session-reaper.js';
+import { SessionlessUpstream } from '../wire/legacy/sessionless-upstream.js';
 import { Sep2663Handler } from '../wire/sep2663/handler.js';
 import type { Stores } from './stores.js';
 import type { UpstreamPart } from './upstream.js';
@@ -63,10 +64,22 @@ export function startApiRole(options: ApiRoleOptions): ApiRole {
     maxListenTaskIds: config.maxListenTaskIds,
     streams,
   });
+  // Legacy sessions in front of a 2026-07-28 upstream, which has none: translated through the gateway.
+  const sessionless = new SessionlessUpstream({
+    upstream: {
+      protocol: async () => (await gateway.discover()).protocol,
+      serverDiscover: (signal) => gateway.serverDiscover(signal),
+      request: (method, params, schema, signal, timeoutMs) => gateway.request(method, params, schema, signal, timeoutMs),
+      callTool: (name, args, options) => gateway.callTool(name, args, options),
+    },
+    serverInfo,
+    timeoutMs: () => service.syncTimeoutMs,
+  });
   const legacy = new LegacyAdapter({
     service,
     sessions: stores.sessions,
     upstream: gateway.http,
+    sessionless,
     serverInfo,
     sessionIdleTtlMs: config.sessionIdleTtlMs,
     retentionMs: config.maxTtlMs,

@@ -4,7 +4,7 @@ import type { ToolInfo } from '../core/ports.js';
 export const UPSTREAM_PROTOCOLS = ['auto', '2025-11-25', '2026-07-28'] as const;
 export type UpstreamProtocolSetting = (typeof UPSTREAM_PROTOCOLS)[number];
 
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /** What the upstream was found (or pinned) to speak; the start-up lines print it. */
 export interface UpstreamReport {
@@ -20,14 +20,16 @@ export interface UpstreamReport {
 }
 
 /** How the shim runs a tool's tasks. */
-export type ExecutionMode = 'native' | 'shim';
+export type ExecutionMode = 'native' | 'sep2663' | 'shim';
 
 /**
- * `native` when a 2025-11-25 upstream runs the tool's tasks itself (it declares tasks for
- * tools/call and the tool's taskSupport is required or optional); otherwise the shim runs a
- * plain call as its own task. A SEP-2663 upstream is reported but its tasks are not used yet.
+ * `sep2663` for every tool of a 2026-07-28 upstream that lists the tasks extension (the upstream
+ * decides per call whether it answers plainly or with a task); `native` when a 2025-11-25 upstream
+ * runs the tool's tasks itself (it declares tasks for tools/call and the tool's taskSupport is
+ * required or optional); otherwise the shim runs a plain call as its own task.
  */
 export function executionMode(report: UpstreamReport, tool: ToolInfo | undefined): ExecutionMode {
+  if (report.protocol === '2026-07-28' && report.sep2663Tasks) return 'sep2663';
   if (report.protocol !== '2025-11-25' || !report.tasks) return 'shim';
   const support = tool?.execution?.taskSupport;
   return support === 'required' || support === 'optional' ? 'native' : 'shim';

@@ -13,8 +13,11 @@ import {
 import { UpstreamHttp } from './http-client.js';
 import { UpstreamPool, type CallOptions, type UpstreamPoolOptions } from './pool.js';
 import type { SdkClientOptions } from './sdk-client.js';
+import { Sep2663UpstreamClient } from './sep2663-client.js';
+import { Sep2663Tasks } from './sep2663-task.js';
 import { CachedToolCatalog } from './tool-catalog.js';
 import { DEFAULT_MIRROR_LIMITS, UpstreamTaskSession, type MirrorLimits } from './upstream-task.js';
+import { DiscoverResult, ToolsListResult } from '../wire/sep2663/result-schemas.js';
 
 export interface UpstreamGatewayOptions extends SdkClientOptions {
   protocol: UpstreamProtocolSetting;
@@ -28,6 +31,8 @@ export interface UpstreamGatewayOptions extends SdkClientOptions {
 /** A failed discovery (upstream down at start) is tried again at most this often. */
 const REDISCOVER_MS = 5_000;
 const DISCOVER_TIMEOUT_MS = 5_000;
+/** A translated request that names no bound of its own (the pooled SDK client's default). */
+const REQUEST_TIMEOUT_MS = 60_000;
 
 export interface ToolMode {
   name: string;
@@ -38,8 +43,9 @@ export interface ToolMode {
 /**
  * The only door to the upstream: the pooled SDK clients for plain calls and translated requests,
  * what the upstream speaks (learned once, or pinned), the upstream sessions that run and mirror
- * the upstream's own tasks (native execution), and one HTTP client for the legacy sessions'
- * traffic (passthrough, initialize, GET streams, DELETE).
+ * the upstream's own tasks (native execution), the stateless 2026-07-28 client that runs and
+ * mirrors a SEP-2663 upstream's tasks (SEP-2663 execution), and one HTTP client for the legacy
+ * sessions' traffic (passthrough, initialize, GET streams, DELETE).
  */
 export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
   readonly pool: UpstreamPool;
@@ -49,16 +55,23 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
   private report: Promise<UpstreamReport> | undefined;
   private reportAt = 0;
   private readonly sessions = new Set<UpstreamTaskSession>();
+  private readonly modern: Sep2663UpstreamClient;
+  private readonly sep2663: Sep2663Tasks;
   private closed = false;
 
   constructor(private readonly options: UpstreamGatewayOptions) {
     this.pool = new UpstreamPool(options);
     this.http = new UpstreamHttp({ upstreamUrl: options.url, upstreamHeaders: options.headers, onUnreachable: options.onUnreachable });
     this.catalog = new CachedToolCatalog(
-      () => this.pool.listTools(),
-      () => this.pool.capabilities(),
+      () => this.listTools(),
+      // A 2026-07-28 upstream decides per call, not per tool: no taskSupport of its is a decision.
+      async () => ((await this.discover()).protocol === '2026-07-28' ? {} : this.pool.capabilities()),
     );
     this.limits = { ...DEFAULT_MIRROR_LIMITS, ...options.limits };
+    this.modern = new Sep2663UpstreamClient(options);
+    this.sep2663 = new Sep2663Tasks(this.modern, this.limits, (operation, err) => {
+      if (!this.closed) options.onUnreachable?.(operation, err);
+    });
   }
 
   /** What the upstream speaks; a discovery that could not reach it is repeated on a later use. */
@@ -83,38 +96,48 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
     return tools.map((tool) => ({ name: tool.name, taskSupport: tool.execution?.taskSupport, mode: executionMode(report, tool) }));
   }
 
+  /** True for a tool whose tasks the upstream runs itself, as a 2025-11-25 task server or a SEP-2663 server. */
   async isNative(tool: string): Promise<boolean> {
-    return (await this.modeOf(tool)) === 'native';
+    return (await this.modeOf(tool)) !== 'shim';
   }
 
   /**
-   * A synchronous call. A tool the upstream runs only as a task (`required`) is called with a task
-   * and waited for; any other one is a plain call (an `optional` tool then runs without a task).
+   * A synchronous call. A SEP-2663 upstream gets its polymorphic call, followed to the end if it
+   * answers a task. A tool a 2025-11-25 upstream runs only as a task (`required`) is called with a
+   * task and waited for; any other one is a plain call (an `optional` tool then runs without a task).
    */
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown>> {
-    const info = await this.catalog.get(name);
-    if (info?.execution?.taskSupport !== 'required' || executionMode(await this.discover(), info) !== 'native') {
+    const [report, info] = await Promise.all([this.discover(), this.catalog.get(name)]);
+    const mode = executionMode(report, info);
+    // A 2026-07-28 upstream has no session for the SDK client: its calls are stateless, task or not.
+    const stateless = report.protocol === '2026-07-28';
+    if (!stateless && (mode === 'shim' || (mode === 'native' && info?.execution?.taskSupport !== 'required'))) {
       return this.pool.callTool(name, args, options);
     }
-    const outcome = await this.run({
+    const run: NativeRun = {
       tool: name,
       args,
       ttlMs: options.timeoutMs,
       deadline: Date.now() + options.timeoutMs,
       signal: options.signal ?? new AbortController().signal,
-      onInput: (request, _id, signal) => {
-        if (!options.onInput) throw new ShimError(ErrorCode.MethodNotFound, `${request.method} is not available for this call`);
+      onInput: async (request, _id, signal) => {
+        if (!options.onInput) {
+          throw new ShimError(ErrorCode.MethodNotFound, `${request.method} is not available for this call: a plain call declares no input capability (call the tool as a task)`);
+        }
         return options.onInput(request, signal);
       },
       onStatusMessage: (message) => options.onProgress?.(message),
       onBound: async () => true,
-    });
+      clientCapabilities: options.onInput ? { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} } : {},
+    };
+    const outcome = stateless ? await this.sep2663.run(run) : await this.run(run);
     if (outcome.status === 'completed') return outcome.result;
     if (outcome.status === 'cancelled') throw Object.assign(new Error(outcome.statusMessage), { name: 'AbortError' });
     throw new UpstreamRpcError(outcome.error.code, outcome.error.message, outcome.error.data);
   }
 
   async run(run: NativeRun): Promise<NativeOutcome> {
+    if ((await this.modeOf(run.tool)) === 'sep2663') return this.sep2663.run(run);
     return this.withSession(undefined, async (session) => {
       const created = await session.create(run.tool, run.args, run.ttlMs, run.onInput, run.signal);
       if ('fault' in created) return created.fault;
@@ -133,6 +156,8 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
   }
 
   async resume(resume: NativeResume): Promise<NativeOutcome> {
+    // A SEP-2663 task lives in no session: its id is all the resumed mirror needs.
+    if (executionMode(await this.discover(), undefined) === 'sep2663') return this.sep2663.resume(resume);
     return this.withSession(resume.upstreamSessionId || undefined, async (session) => {
       // Each request the lost mirror parked is answered under the upstream's own id when its answer comes.
       const redelivery = new AbortController();
@@ -156,28 +181,59 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
     });
   }
 
-  /** Plain requests for stateless clients (resources, prompts, ping). */
-  request<S extends z.ZodType>(method: string, params: Record<string, unknown> | undefined, schema: S, signal?: AbortSignal): Promise<z.infer<S>> {
-    return this.pool.request(method, params, schema, signal);
+  /**
+   * One plain request (resources, prompts, ping, and whatever a legacy session sends a 2026-07-28
+   * upstream): on a pooled session, or as one stateless 2026-07-28 request that declares no
+   * optional client capability, so that a conforming upstream never answers it with MRTR input.
+   */
+  async request<S extends z.ZodType>(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    schema: S,
+    signal?: AbortSignal,
+    timeoutMs = REQUEST_TIMEOUT_MS,
+  ): Promise<z.infer<S>> {
+    if ((await this.discover()).protocol !== '2026-07-28') return this.pool.request(method, params, schema, signal);
+    return this.modern.call(method, params ?? {}, schema, { capabilities: {}, timeoutMs, signal });
   }
 
-  listTools(): Promise<Tool[]> {
-    return this.pool.listTools();
+  /** The upstream's `server/discover` answer (2026-07-28), asked afresh: what a legacy session's `initialize` is built from. */
+  serverDiscover(signal?: AbortSignal): Promise<z.infer<typeof DiscoverResult>> {
+    return this.modern.call('server/discover', {}, DiscoverResult, { capabilities: {}, timeoutMs: DISCOVER_TIMEOUT_MS, signal });
   }
 
-  capabilities(): Promise<Record<string, unknown>> {
-    return this.pool.capabilities();
+  /** Every tool, all pages: from a 2026-07-28 upstream statelessly, else on a pooled session. */
+  async listTools(): Promise<Tool[]> {
+    if ((await this.discover()).protocol !== '2026-07-28') return this.pool.listTools();
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.modern.call('tools/list', cursor ? { cursor } : {}, ToolsListResult, { capabilities: {}, timeoutMs: DISCOVER_TIMEOUT_MS });
+      tools.push(...(page.tools as Tool[]));
+      cursor = page.nextCursor;
+    } while (cursor);
+    return tools;
   }
 
-  ping(): Promise<boolean> {
-    return this.pool.ping();
+  /** The upstream's 2025-11-25 capabilities; a 2026-07-28 upstream that does not serve that era has none. */
+  async capabilities(): Promise<Record<string, unknown>> {
+    if ((await this.discover()).protocol !== '2026-07-28') return this.pool.capabilities();
+    return this.pool.capabilities().catch(() => ({}));
+  }
+
+  async ping(): Promise<boolean> {
+    if ((await this.discover()).protocol !== '2026-07-28') return this.pool.ping();
+    return this.serverDiscover().then(
+      () => true,
+      () => false,
+    );
   }
 
   /** Closes every client. Task sessions stay open at the upstream: another replica resumes their mirrors. */
   async close(): Promise<void> {
     this.closed = true;
     await Promise.allSettled([...this.sessions].map((session) => session.close(false)));
-    await Promise.all([this.pool.close(), this.http.close()]);
+    await Promise.allSettled([this.pool.close(), this.modern.close(), this.http.close()]);
   }
 
   private async withSession(sessionId: string | undefined, fn: (session: UpstreamTaskSession) => Promise<NativeOutcome>): Promise<NativeOutcome> {

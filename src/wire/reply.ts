@@ -2,13 +2,15 @@ import type { ForwardRequest, UpstreamHttp } from '../upstream/http-client.js';
 
 /**
  * What a wire adapter answers; the HTTP edge (src/http/write-reply.ts) writes it. No adapter
- * writes to a socket: a stream is a kind of Reply too, which the edge drives.
+ * writes to a socket: a stream is a kind of Reply too, which the edge drives. `fromUpstream`
+ * marks an answer the upstream gave and the shim only carried (traffic recording counts it as
+ * passthrough, as a relay).
  */
 export type Reply =
-  | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
+  | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string>; fromUpstream?: boolean }
   /** A JSON-RPC result already serialised (the tasks/get fast path); never an error. */
   | { kind: 'json-text'; status: number; text: string }
-  | { kind: 'empty'; status: number; headers?: Record<string, string> }
+  | { kind: 'empty'; status: number; headers?: Record<string, string>; fromUpstream?: boolean }
   | { kind: 'sse'; stream: SseStream }
   | RelayReply;
 

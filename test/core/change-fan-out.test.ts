@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChangeFanOut, changeFanOut } from '../../src/core/change-fan-out.js';
 import { EmbeddedTaskStore } from '../../src/store/embedded/embedded-store.js';
+import { countSubscriptions } from '../support/counted-subscriptions.js';
 import { pollUntil } from '../support/sep2663-client.js';
 import { newTask } from '../support/new-task.js';
 
@@ -32,28 +33,17 @@ describe('ChangeFanOut', () => {
   });
 
   it('subscribes once while anything listens, and lets go with the last listener', async () => {
-    let live = 0;
-    const tasks = store();
-    const source = {
-      subscribe: (listener: Parameters<EmbeddedTaskStore['subscribe']>[0]) => {
-        live++;
-        const stop = tasks.subscribe(listener);
-        return () => {
-          live--;
-          stop();
-        };
-      },
-    };
+    const { source, live } = countSubscriptions(store());
     const fanOut = new ChangeFanOut(source);
     const stops = [fanOut.onTask('a', () => undefined), fanOut.onTask('a', () => undefined), fanOut.onSession('s', () => undefined)];
-    expect(live).toBe(1);
+    expect(live()).toBe(1);
     expect(fanOut.stats()).toEqual({ subscribed: true, tasks: 1, sessions: 1 });
     stops[0]!();
     stops[0]!();
     stops[2]!();
-    expect(live).toBe(1);
+    expect(live()).toBe(1);
     stops[1]!();
-    expect(live).toBe(0);
+    expect(live()).toBe(0);
     expect(fanOut.stats()).toEqual({ subscribed: false, tasks: 0, sessions: 0 });
   });
 

@@ -250,6 +250,31 @@ export function describeWorkQueueContract(name: string, backendFor: () => QueueB
       expect(staying.recorder.ran(running)).toEqual([]);
     });
 
+    it('tells a job still running when the grace ends to let go, and does not end it: it comes back to another worker as lost', async () => {
+      const leaving = replica();
+      const taskId = newTaskId();
+      const released: boolean[] = [];
+      // Like a TaskRunner: returns as soon as it is released.
+      leaving.start(
+        (_job, signal) =>
+          new Promise<void>((resolve) =>
+            signal.addEventListener('abort', () => {
+              released.push(signal.aborted);
+              resolve();
+            }),
+          ),
+      );
+      await leaving.enqueue(taskId);
+      await pollUntil(async () => admin.hget(keys.owners, taskId), (owner) => owner !== null, WAIT);
+      await leaving.drain(100);
+      expect(released).toEqual([true]);
+      // The processor returned, yet the job was not ended: its lease waits to lapse.
+      expect(await admin.zscore(keys.leases, taskId)).not.toBeNull();
+      const staying = worker({ hold: true });
+      await pollUntil(async () => staying.recorder.ran(taskId).length, (n) => n === 1, { ...WAIT, timeoutMs: HANDOVER_BOUND_MS });
+      expect(staying.recorder.ran(taskId)).toEqual([{ taskId, lostRuns: 1 }]);
+    });
+
     it('drains a worker that waits for jobs at once, and one that never started', async () => {
       const idle = worker();
       await new Promise((resolve) => setTimeout(resolve, 200));

@@ -2,20 +2,36 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/config/schema.js';
 import { CutoverControls } from '../../src/cutover/controls.js';
 import { CutoverStage } from '../../src/cutover/stage.js';
-import type { AggregateStore, Counters } from '../../src/observe/aggregates.js';
+import type { AggregateStore, ClientRecord, Counters } from '../../src/observe/aggregates.js';
 import { Aggregator } from '../../src/observe/aggregator.js';
 import { REVALIDATE_MS } from '../../src/observe/digest-cache.js';
 import { OBSERVED_WIRES, type RequestEvent } from '../../src/observe/events.js';
 import { HOUR_MS, MINUTE_MS, type Resolution } from '../../src/observe/layout.js';
 import { RedisAggregateStore } from '../../src/observe/redis-aggregates.js';
-import { bucketStarts, RANGES, type RangeName } from '../../src/observe/ranges.js';
-import { figuresFromBuckets, Reports } from '../../src/observe/report.js';
-import { digest } from '../../src/observe/report-digest.js';
+import { bucketStarts, RANGES, rangeFrom, type RangeName } from '../../src/observe/ranges.js';
+import { Reports } from '../../src/observe/report.js';
+import { digest, sumDigests } from '../../src/observe/report-digest.js';
+import { clientRows, latency, tasks, traffic } from '../../src/observe/report-figures.js';
 import { mergeTallies, tallyCounters, tallyExpired } from '../../src/observe/tally.js';
 import { startRedis, type RedisServer } from '../support/redis-server.js';
 import { pollUntil } from '../support/sep2663-client.js';
 
 const RANGE_NAMES = Object.keys(RANGES) as RangeName[];
+
+/** The figures of a range computed afresh from its raw buckets (oldest first), without any cache: what the served figures must equal. */
+function figuresFromBuckets(range: RangeName, now: number, buckets: Counters[], clients: ClientRecord[]) {
+  const { step } = RANGES[range];
+  const starts = bucketStarts(range, now);
+  const digests = buckets.map(digest);
+  const totals = sumDigests(digests, (i) => (starts[i] as number) + step <= now);
+  const tally = mergeTallies([tallyCounters(totals.counters), tallyExpired(totals.expiring)]);
+  return {
+    traffic: traffic(range, now, digests),
+    clients: clientRows(tally, clients, rangeFrom(range, now)),
+    tasks: tasks(tally),
+    latency: latency(tally),
+  };
+}
 const TOOLS = ['build', 'deploy', 'scan'];
 
 /** The real store, counting the buckets with anything in them that reads return (empty ones cost next to nothing). */

@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { NO_RECORDER, type RequestEvent } from '../../src/observe/events.js';
+import type { Recorder, RequestEvent } from '../../src/observe/events.js';
 import { createLogger } from '../../src/observe/logger.js';
 import { LoggingRecorder } from '../../src/observe/request-log.js';
 import type { LogLevel } from '../../src/observe/log-levels.js';
+
+/** The recorder the log wraps, recording nothing: only the log's own lines are under test. */
+const NO_RECORDER: Recorder = {
+  record: () => undefined,
+  task: () => undefined,
+  streamOpened: () => () => undefined,
+  sessionSeen: () => undefined,
+};
 
 function recorderAt(level: LogLevel, logArguments = false): { lines: () => Array<Record<string, unknown>>; recorder: LoggingRecorder } {
   const written: string[] = [];

@@ -8,6 +8,7 @@ const READY_LINE = /^demo upstream listening on (\S+)$/;
 const SDK_PLAIN_READY_LINE = /^sdk upstream listening on (\S+)$/;
 const SDK_TASKS_READY_LINE = /^sdk-task-server listening on (\S+)$/;
 const NATIVE_READY_LINE = /^demo native upstream listening on (\S+)$/;
+const SEP2663_READY_LINE = /^sep2663 upstream listening on (\S+)$/;
 
 export interface DemoUpstreamProcess {
   url: string;
@@ -30,6 +31,11 @@ export function spawnNativeUpstream(args: string[] = [], env: NodeJS.ProcessEnv 
 /** The official-SDK upstream with plain tools and no tasks capability (test/fixtures/sdk-plain-upstream). */
 export function spawnSdkPlainUpstream(args: string[] = []): Promise<DemoUpstreamProcess> {
   return spawnUpstreamEntry('test/fixtures/sdk-plain-upstream/main.ts', SDK_PLAIN_READY_LINE, args, {}, 20_000);
+}
+
+/** The hand-written SEP-2663 server (test/fixtures/sep2663-upstream): `--port N`, `--poll-interval-ms N`. */
+export function spawnSep2663Upstream(args: string[] = []): Promise<DemoUpstreamProcess> {
+  return spawnUpstreamEntry('test/fixtures/sep2663-upstream/main.ts', SEP2663_READY_LINE, args, {}, 20_000);
 }
 
 /** The official SDK's own 2025-11-25 task server: declares tasks, one `required` tool `greet` (bench/baselines). */

@@ -15,16 +15,18 @@ export interface NativeStackOptions {
   upstreamArgs?: string[];
   /** Arguments of every shim. */
   shimArgs?: string[];
+  /** Another upstream process instead of the native demo (its `/stats` is what `stats()` reads). */
+  spawnUpstream?: () => Promise<DemoUpstreamProcess>;
 }
 
-export interface NativeStack {
+export interface NativeStack<Stats = NativeStats> {
   redis: RedisServer;
   upstream: DemoUpstreamProcess;
   shim(kind: StoreKind): ShimProcess;
   /** Another shim on the same upstream and Redis, stopped with the stack. */
   startShim(args?: string[]): Promise<ShimProcess>;
   /** What the upstream counted and holds (GET /stats). */
-  stats(): Promise<NativeStats>;
+  stats(): Promise<Stats>;
 }
 
 /**
@@ -38,15 +40,15 @@ export function inTaskInputArgs(): string[] {
   return ['--policy', path];
 }
 
-/** A redis-server, the native demo upstream (the SDK's own task server) and a shim per store. */
-export function useNativeStack(options: NativeStackOptions = {}): NativeStack {
+/** A redis-server, the native demo upstream (the SDK's own task server, or `spawnUpstream`'s) and a shim per store. */
+export function useNativeStack<Stats = NativeStats>(options: NativeStackOptions = {}): NativeStack<Stats> {
   const stores = options.stores ?? ['redis', 'embedded'];
   let redis: RedisServer | undefined;
   let upstream: DemoUpstreamProcess | undefined;
   const shims = new Map<StoreKind, ShimProcess>();
   const extra: ShimProcess[] = [];
 
-  const stack: NativeStack = {
+  const stack: NativeStack<Stats> = {
     get redis() {
       if (!redis) throw new Error('the stack is not started');
       return redis;
@@ -67,12 +69,13 @@ export function useNativeStack(options: NativeStackOptions = {}): NativeStack {
     },
     async stats() {
       const res = await fetch(new URL('/stats', stack.upstream.url));
-      return (await res.json()) as NativeStats;
+      return (await res.json()) as Stats;
     },
   };
 
   beforeAll(async () => {
-    [redis, upstream] = await Promise.all([startRedis(), spawnNativeUpstream(['--port', '0', ...(options.upstreamArgs ?? [])])]);
+    const spawnUpstream = options.spawnUpstream ?? (() => spawnNativeUpstream(['--port', '0', ...(options.upstreamArgs ?? [])]));
+    [redis, upstream] = await Promise.all([startRedis(), spawnUpstream()]);
     const started = await Promise.all(
       stores.map((kind) =>
         startShimProcess({ upstreamUrl: stack.upstream.url, redisUrl: kind === 'redis' ? stack.redis.url : undefined, args: options.shimArgs }),

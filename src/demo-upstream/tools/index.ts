@@ -8,8 +8,6 @@ import { runCiPipeline } from './run-ci-pipeline.js';
 import { slowCompute } from './slow-compute.js';
 import { testToolWithTask } from './test-tool-with-task.js';
 
-export { confirmDelete, failingJob, greet, multiInput, protocolErrorJob, runCiPipeline, slowCompute, testToolWithTask };
-
 /** Every tool the demo upstream serves, in tools/list order. */
 export const DEMO_TOOLS: readonly DemoTool[] = [
   greet,

@@ -4,7 +4,7 @@ import type { Authenticator } from './bearer.js';
 import { jwtAuthenticator } from './jwt.js';
 import { tokensAuthenticator } from './tokens.js';
 
-export const ANONYMOUS = 'anonymous';
+const ANONYMOUS = 'anonymous';
 
 /** Who `none` mode's clients are: one shared principal, or one per client address (docs/security.md). */
 export type AnonymousPrincipal = 'shared' | 'per-address';

@@ -35,14 +35,14 @@ export interface RedisClient {
  */
 export type ConnectionRole = 'commands' | 'waiting' | 'unqueued';
 
-export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
 /**
  * How long a store command may go unanswered before its connection is looked at: one that is not
  * connected (reconnecting, or a Redis Cluster holding the command in its offline queue, which
  * ioredis never flushes while it reconnects) gives its caller a retryable UnavailableError now.
  */
-export const REQUEST_DEADLINE_MS = 1_500;
+const REQUEST_DEADLINE_MS = 1_500;
 
 /**
  * The longest a command on a connected Redis may take. Past REQUEST_DEADLINE_MS a connected
@@ -50,7 +50,7 @@ export const REQUEST_DEADLINE_MS = 1_500;
  * that are on their way, and failing them would turn load into errors. A Redis that holds its
  * connection open but never answers (stopped, or partitioned without a reset) costs this long.
  */
-export const SLOW_ANSWER_LIMIT_MS = 8_000;
+const SLOW_ANSWER_LIMIT_MS = 8_000;
 
 export interface AnswerDeadlines {
   /** Unanswered this long on a connection that is not ready: unavailable. */

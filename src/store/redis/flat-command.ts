@@ -45,8 +45,8 @@ export class FlatCommand extends Command {
 /**
  * `head` then each of `rest`, as one new array. Made by `concat` rather than an array literal on
  * purpose: V8 watches the arrays a literal makes, and finding these alive at a scavenge (a command
- * waits for its reply) it allocated them in the old generation from then on: under tasks/get load
- * a full collection every 4 s, and the p99 at half peak went from 3 to 20 ms
+ * waits for its reply) allocates them in the old generation from then on: under tasks/get load
+ * that is a full collection every 4 s, and a p99 at half peak of 20 ms instead of 3 ms
  * (docs/decisions/0011-v8-shapes-on-hot-paths.md).
  */
 export function commandArgs(head: string[], ...rest: ReadonlyArray<readonly string[]>): string[] {

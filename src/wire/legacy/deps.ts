@@ -2,6 +2,7 @@ import type { TaskService } from '../../core/task-service.js';
 import type { SessionStore } from '../../session/session-store.js';
 import type { UpstreamHttp } from '../../upstream/http-client.js';
 import type { StreamAdmission } from '../reply.js';
+import type { SessionlessUpstream } from './sessionless-upstream.js';
 
 /** What the legacy adapter needs from the rest of the shim. */
 export interface LegacyDeps {
@@ -9,6 +10,8 @@ export interface LegacyDeps {
   sessions: SessionStore;
   /** The upstream gateway's HTTP client: forwarded messages, initialize, tools/list, GET streams, DELETE. */
   upstream: Pick<UpstreamHttp, 'forward' | 'post' | 'openStream' | 'deleteSession'>;
+  /** Serves the sessions of an upstream that has none (a 2026-07-28 server) in place of the passthrough. */
+  sessionless?: SessionlessUpstream;
   serverInfo: { name: string; version: string };
   /** Idle sessions expire after this long. */
   sessionIdleTtlMs: number;

@@ -54,7 +54,7 @@ export class LegacyAdapter implements WireAdapter {
       routed = unavailable(err, request.body);
     }
     if (routed instanceof Promise) return this.settle(request, routed);
-    return routed instanceof Forward ? this.relay(request, routed) : routed;
+    return routed instanceof Forward ? this.forward(request, routed) : routed;
   }
 
   private async settle(request: WireRequest, routing: Promise<Reply | Forward>): Promise<Reply> {
@@ -64,7 +64,18 @@ export class LegacyAdapter implements WireAdapter {
     } catch (err) {
       routed = unavailable(err, request.body);
     }
-    return routed instanceof Forward ? this.relay(request, routed) : routed;
+    return routed instanceof Forward ? this.forward(request, routed) : routed;
+  }
+
+  /**
+   * The upstream answers a forwarded message: the edge relays its answer as it comes. An upstream
+   * without sessions gets the message translated instead (sessionless-upstream.ts); once the
+   * upstream is known to keep sessions, the relay waits for nothing.
+   */
+  private forward(request: WireRequest, forward: Forward): Reply | Promise<Reply> {
+    const bridge = this.deps.sessionless;
+    if (!bridge || bridge.keepsSessions) return this.relay(request, forward);
+    return bridge.active().then((stateless) => (stateless ? bridge.serve(forward.clientSessionId, request.rawBody, request.signal()) : this.relay(request, forward)));
   }
 
   /** The upstream answers a forwarded message: the edge relays its answer as it comes. */

@@ -5,11 +5,13 @@ import { json, type Reply } from '../reply.js';
 import { LEGACY_PROTOCOL_VERSION, LEGACY_TASKS_CAPABILITY } from './constants.js';
 import type { LegacyDeps } from './deps.js';
 import { sessionHoldUntil } from './session-reaper.js';
+import { askUpstream } from './sessionless-upstream.js';
 
 /**
  * `initialize`: the client's request goes to the upstream as is (opening the upstream session
- * this client session maps to); the shim mints its own session id and adds the tasks
- * capability it serves on top of the upstream's. The principal's session count is checked
+ * this client session maps to), or is answered from `server/discover` when the upstream has no
+ * sessions; the shim mints its own session id and adds the tasks capability it serves on top of
+ * the upstream's. The principal's session count is checked
  * before the upstream hears of it.
  */
 export async function initialize(deps: LegacyDeps, request: JsonRpcRequest, principal: string): Promise<Reply> {
@@ -43,7 +45,7 @@ async function openSession(deps: LegacyDeps, request: JsonRpcRequest, principal:
   const refused = (reply: Reply): { reply: Reply; created: boolean } => ({ reply, created: false });
   let answer;
   try {
-    answer = await deps.upstream.post(request, {});
+    answer = await askUpstream(deps, request, {});
   } catch (err) {
     deps.onUpstreamUnreachable?.('initialize', err);
     return refused(json(502, errorResponse(request.id, new InternalError(`Upstream unreachable: ${(err as Error).message}`))));

@@ -5,6 +5,7 @@ import type { JsonRpcRequest } from '../jsonrpc/message.js';
 import { json, type Reply } from '../reply.js';
 import { LEGACY_PROTOCOL_VERSION } from './constants.js';
 import type { LegacyDeps } from './deps.js';
+import { askUpstream } from './sessionless-upstream.js';
 
 /** Our policies as 2025-11-25 `execution.taskSupport` (`auto` runs as a task when asked: optional). */
 const TASK_SUPPORT = { forbidden: 'forbidden', optional: 'optional', required: 'required', auto: 'optional' } as const;
@@ -16,7 +17,7 @@ const TASK_SUPPORT = { forbidden: 'forbidden', optional: 'optional', required: '
 export async function rewriteToolsList(deps: LegacyDeps, session: SessionRecord, request: JsonRpcRequest): Promise<Reply> {
   let answer;
   try {
-    answer = await deps.upstream.post(request, {
+    answer = await askUpstream(deps, request, {
       ...(session.upstreamSessionId ? { 'mcp-session-id': session.upstreamSessionId } : {}),
       'mcp-protocol-version': session.protocolVersion,
     });

@@ -1,11 +1,3 @@
-import {
-  CompleteResultSchema,
-  GetPromptResultSchema,
-  ListPromptsResultSchema,
-  ListResourcesResultSchema,
-  ListResourceTemplatesResultSchema,
-  ReadResourceResultSchema,
-} from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import {
   ErrorCode,
@@ -21,6 +13,7 @@ import {
 import type { ToolCatalog } from '../../core/ports.js';
 import type { CallContext } from '../../core/call.js';
 import type { TaskService } from '../../core/task-service.js';
+import { TRANSLATED, type TranslatedRoute } from '../translated-methods.js';
 import { classify, errorResponse, idOf, resultResponse, type JsonRpcId, type JsonRpcRequest } from '../jsonrpc/message.js';
 import { json, type Reply, type StreamAdmission } from '../reply.js';
 import type { WireAdapter, WireRequest } from '../request.js';
@@ -63,25 +56,6 @@ interface Call {
 }
 
 type MethodHandler = (call: Call) => Promise<Record<string, unknown> | StreamAnswer | TextAnswer>;
-
-interface TranslatedRoute {
-  schema: z.ZodType;
-  cache?: 'public' | 'private';
-}
-
-/**
- * Upstream methods a 2026-07-28 client may call, translated through the upstream client pool.
- * Method names come from the wire, so tables keyed by them are Maps: on a plain object,
- * `constructor` or `toString` would name a property of its prototype.
- */
-const TRANSLATED: ReadonlyMap<string, TranslatedRoute> = new Map<string, TranslatedRoute>([
-  ['resources/list', { schema: ListResourcesResultSchema, cache: 'public' }],
-  ['resources/templates/list', { schema: ListResourceTemplatesResultSchema, cache: 'public' }],
-  ['resources/read', { schema: ReadResourceResultSchema, cache: 'private' }],
-  ['prompts/list', { schema: ListPromptsResultSchema, cache: 'public' }],
-  ['prompts/get', { schema: GetPromptResultSchema }],
-  ['completion/complete', { schema: CompleteResultSchema }],
-]);
 
 /**
  * The SEP-2663 adapter on the 2026-07-28 stateless wire: validates each POST in the order of

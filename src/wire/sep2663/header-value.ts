@@ -1,5 +1,5 @@
 /**
- * The `=?base64?…?=` encoding of `Mcp-Name` and `Mcp-Param-*` values (sep-2663-tasks.md §2.1).
+ * The `=?base64?…?=` encoding of `Mcp-Name` and `Mcp-Param-*` values (SEP-2243).
  * Returns undefined when the encoded form is malformed, which makes the header a mismatch.
  */
 const ENCODED = /^=\?base64\?(.*)\?=$/s;

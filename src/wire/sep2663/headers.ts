@@ -7,7 +7,7 @@ import { decodeHeaderValue } from './header-value.js';
  * Which `params` field `Mcp-Name` must equal, per method (SEP-2663 adds the three task methods).
  * A Map, since the method comes from the wire (`constructor` is a property of every object).
  */
-const NAME_FIELD: ReadonlyMap<string, string> = new Map([
+export const NAME_FIELD: ReadonlyMap<string, string> = new Map([
   ['tools/call', 'name'],
   ['prompts/get', 'name'],
   ['resources/read', 'uri'],

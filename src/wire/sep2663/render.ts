@@ -14,7 +14,7 @@ const RELATED_TASK_KEY = JSON.stringify(RELATED_TASK);
 const INDEX_KEY = /[{,]"(?:0|[1-9]\d*)":/;
 
 /** The `Task` fields every SEP-2663 task shape starts with. */
-export function renderTask(task: TaskRecord): Record<string, unknown> {
+function renderTask(task: TaskRecord): Record<string, unknown> {
   const out: Record<string, unknown> = {
     taskId: task.taskId,
     status: STATUS_TABLE[task.status].sep2663,

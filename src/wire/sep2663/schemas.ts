@@ -15,8 +15,8 @@ const Meta = z.looseObject({
 });
 
 /** Step 3 of §19: the two required `_meta` keys. */
-export const RequestMeta = z.looseObject({ _meta: Meta });
-export type RequestMeta = z.infer<typeof Meta>;
+const RequestMeta = z.looseObject({ _meta: Meta });
+type RequestMeta = z.infer<typeof Meta>;
 
 /**
  * The `_meta` of a request, or undefined when it lacks a required key. Checked by hand first:
@@ -71,5 +71,3 @@ export const ListenParams = z.looseObject({
     })
     .optional(),
 });
-
-export const CursorParams = z.looseObject({ cursor: z.string().optional() });

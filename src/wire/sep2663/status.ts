@@ -1,8 +1,8 @@
 import { ErrorCode } from '../../core/errors.js';
 
 /**
- * HTTP status per JSON-RPC error code on this wire (sep-2663-tasks.md §6). Errors raised while
- * validating the envelope (steps 2–7 of §19) are 4xx; a handler's -32602/-32603 stays 200.
+ * HTTP status per JSON-RPC error code on the 2026-07-28 Streamable HTTP wire. Errors raised while
+ * validating the envelope (before the method runs: Sep2663Handler.validate) are 4xx; a handler's -32602/-32603 stays 200.
  */
 const ENVELOPE_STATUS: Readonly<Record<number, number>> = {
   [ErrorCode.ParseError]: 400,

@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { StoreKind } from '../../support/e2e-stack.js';
 import { useNativeStack } from '../../support/native-stack.js';
-import { Sep2663Client, textOf, type Json } from '../../support/sep2663-client.js';
+import { pollTogether, Sep2663Client, textOf } from '../../support/sep2663-client.js';
 
 const STORES: StoreKind[] = ['redis', 'embedded'];
 const POLL_INTERVAL_MS = 500;
 // Quiet: the upstream sends no notifications/tasks/status, so the mirror must poll tasks/get.
 const stack = useNativeStack({ stores: STORES, upstreamArgs: ['--quiet', '--poll-interval-ms', String(POLL_INTERVAL_MS)] });
 const CLIENTS = 50;
-const TERMINAL = ['completed', 'failed', 'cancelled'];
 
 // Sequential: each test counts every tasks/get the upstream received.
 describe.each(STORES)('one mirror per upstream task (%s store)', (store) => {
@@ -17,16 +16,7 @@ describe.each(STORES)('one mirror per upstream task (%s store)', (store) => {
     const before = (await stack.stats()).requests['tasks/get'] ?? 0;
     const startedAt = Date.now();
     const created = await c.createTask('native_work', { seconds: 3, label: `polled-${store}` });
-    const seen = new Set<string>();
-    const pollers = Array.from({ length: CLIENTS }, async () => {
-      for (;;) {
-        const task: Json = await c.result('tasks/get', { taskId: created.taskId });
-        if (task.statusMessage) seen.add(task.statusMessage);
-        if (TERMINAL.includes(task.status)) return task;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    });
-    const [done] = await Promise.all(pollers);
+    const { done, seen } = await pollTogether(c, created.taskId, CLIENTS);
     const elapsedMs = Date.now() - startedAt;
     const upstreamGets = ((await stack.stats()).requests['tasks/get'] ?? 0) - before;
 

@@ -1,21 +1,14 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, CreateMessageRequestSchema, CreateTaskResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, CreateTaskResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoreKind } from '../../support/e2e-stack.js';
+import { streamToolTask } from '../../support/sdk-task-stream.js';
 import { useNativeStack } from '../../support/native-stack.js';
 import { pollUntil, textOf } from '../../support/sep2663-client.js';
 
 const STORES: StoreKind[] = ['redis', 'embedded'];
 const stack = useNativeStack({ stores: STORES });
-
-type Message = { type: string; task?: { taskId: string; status: string }; result?: unknown; error?: { message?: string } };
-
-async function drain(stream: AsyncGenerator<Message>): Promise<Message[]> {
-  const seen: Message[] = [];
-  for await (const message of stream) seen.push(message);
-  return seen;
-}
 
 describe.each(STORES)('the official SDK client on the legacy wire, upstream tasks behind the shim (%s store)', (store) => {
   const clients: Client[] = [];
@@ -40,14 +33,11 @@ describe.each(STORES)('the official SDK client on the legacy wire, upstream task
     return { client, asked };
   }
 
-  const stream = (client: Client, name: string, args: Record<string, unknown>) =>
-    drain(client.experimental.tasks.callToolStream({ name, arguments: args }, CallToolResultSchema, { task: { ttl: 60_000 } }) as AsyncGenerator<Message>);
-
   it('sees the upstream taskSupport and runs a required tool as a task to its result', async () => {
     const { client } = await connect();
     const { tools } = await client.listTools();
     expect(Object.fromEntries(tools.map((t) => [t.name, t.execution?.taskSupport]))).toMatchObject({ native_work: 'required', native_quick: 'optional' });
-    const messages = await stream(client, 'native_work', { seconds: 1, label: `sdk-${store}` });
+    const messages = await streamToolTask(client, 'native_work', { seconds: 1, label: `sdk-${store}` });
     expect(messages[0]?.type).toBe('taskCreated');
     expect(messages.at(-1)?.type).toBe('result');
     expect(textOf(messages.at(-1)?.result)).toBe(`Done sdk-${store}`);
@@ -55,7 +45,7 @@ describe.each(STORES)('the official SDK client on the legacy wire, upstream task
 
   it('runs an optional tool as a task when asked, and as a plain call when not', async () => {
     const { client } = await connect();
-    const messages = await stream(client, 'native_quick', { text: 'as task' });
+    const messages = await streamToolTask(client, 'native_quick', { text: 'as task' });
     expect(messages[0]?.type).toBe('taskCreated');
     expect(textOf(messages.at(-1)?.result)).toBe('Echo: as task');
     expect(textOf(await client.callTool({ name: 'native_quick', arguments: { text: 'plain' } }))).toBe('Echo: plain');
@@ -63,14 +53,14 @@ describe.each(STORES)('the official SDK client on the legacy wire, upstream task
 
   it("answers the upstream task's elicitation through the client's elicitation handler", async () => {
     const { client, asked } = await connect();
-    const messages = await stream(client, 'native_confirm', { filename: `sdk-${store}.txt` });
+    const messages = await streamToolTask(client, 'native_confirm', { filename: `sdk-${store}.txt` });
     expect(asked).toEqual([`Delete sdk-${store}.txt?`]);
     expect(textOf(messages.at(-1)?.result)).toBe(`Deleted sdk-${store}.txt`);
   });
 
   it("answers the upstream task's sampling request through the client's sampling handler", async () => {
     const { client, asked } = await connect();
-    const messages = await stream(client, 'native_haiku', { topic: 'relays' });
+    const messages = await streamToolTask(client, 'native_haiku', { topic: 'relays' });
     expect(asked).toEqual(['Write a haiku about relays']);
     expect(textOf(messages.at(-1)?.result)).toBe('five seven five');
   });
@@ -91,7 +81,7 @@ describe.each(STORES)('the official SDK client on the legacy wire, upstream task
 
   it('reports a failed upstream task as a failed task', async () => {
     const { client } = await connect();
-    const messages = await stream(client, 'native_fail', { reason: 'no' });
+    const messages = await streamToolTask(client, 'native_fail', { reason: 'no' });
     expect(messages.at(-1)?.type).toBe('error');
     const task = messages.find((m) => m.type === 'taskCreated')?.task;
     const got = await client.experimental.tasks.getTask(task!.taskId);

@@ -10,6 +10,7 @@ import { RedisTaskStore } from '../../../src/store/redis/redis-store.js';
 import { pushId } from '../../../src/wire/legacy/constants.js';
 import { PushFeed, type FeedScope } from '../../../src/wire/legacy/push-feed.js';
 import { SessionStream } from '../../../src/wire/legacy/session-stream.js';
+import { countSubscriptions } from '../../support/counted-subscriptions.js';
 import { SseStream } from '../../support/legacy-client.js';
 import { newTask } from '../../support/new-task.js';
 import { startRedis, type RedisServer } from '../../support/redis-server.js';
@@ -18,22 +19,13 @@ import { pollUntil } from '../../support/sep2663-client.js';
 const RETENTION_MS = 60_000;
 const GET_STREAMS = 8;
 
-/** The task feed the feeds follow, counting its live subscriptions (a real store underneath). */
-function counted(inner: RedisTaskStore): { store: TaskFeed; subscriptions: () => number } {
-  let subscriptions = 0;
-  const store: TaskFeed = {
+/** The task feed the feeds follow: the store's reads and changes, as TaskService hands them on. */
+function feedOf(inner: RedisTaskStore): TaskFeed {
+  return {
     findTask: (principal, taskId) => inner.get(taskId, principal),
     loadTask: (taskId) => inner.load(taskId),
-    subscribe: (listener) => {
-      subscriptions++;
-      const unsubscribe = inner.subscribe(listener);
-      return () => {
-        subscriptions--;
-        unsubscribe();
-      };
-    },
+    subscribe: (listener) => inner.subscribe(listener),
   };
-  return { store, subscriptions: () => subscriptions };
 }
 
 function session(sessionId: string): SessionRecord {
@@ -55,7 +47,7 @@ describe('PushFeed', () => {
     const tasks = new RedisTaskStore({ url: redis.url, prefix: 'feed' });
     const sessions = new RedisSessionStore({ url: redis.url, prefix: 'feed' });
     await tasks.subscriptionReady();
-    const { store, subscriptions } = counted(tasks);
+    const { source: store, live: subscriptions } = countSubscriptions(feedOf(tasks));
     const budget = new StreamBudget({ maxStreamBytes: 1024 * 1024, maxTotalBytes: 64 * 1024 * 1024 });
     let started = 0;
     let streamIds = 0;

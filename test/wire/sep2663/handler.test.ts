@@ -128,7 +128,7 @@ describe('Sep2663Handler.handle (in process)', () => {
     expect((await call('tasks/get', { taskId })).body.result.status).toBe('cancelled');
   });
 
-  it('checks tasks/update: params, the answer against its input request, the owner; a good answer resumes the task', async () => {
+  it('checks tasks/update: params, the answer against its input request, the owner (a foreign task answers like an unknown one); a good answer resumes the task', async () => {
     const taskId = await createTask('confirm_delete', { filename: 'notes.txt' });
     const asking = await waitForStatus(taskId, 'input_required');
     const key = Object.keys(asking.inputRequests)[0] as string;
@@ -140,11 +140,14 @@ describe('Sep2663Handler.handle (in process)', () => {
     expect(wrongShape.body.error.code).toBe(ErrorCode.InvalidParams);
     expect(wrongShape.body.error.message).toMatch(new RegExp(`Invalid answer for input request '${key}'`));
 
-    const foreign = await call('tasks/update', { taskId, inputResponses: { [key]: { action: 'accept', content: { confirm: true } } } }, { principal: BOB });
+    const yes = { [key]: { action: 'accept', content: { confirm: true } } };
+    const foreign = await call('tasks/update', { taskId, inputResponses: yes }, { id: 9, principal: BOB });
+    const unknown = await call('tasks/update', { taskId: `${taskId.slice(0, -4)}zzzz`, inputResponses: yes }, { id: 9 });
     expect(foreign.body.error.code).toBe(ErrorCode.InvalidParams);
+    expect(foreign).toEqual(unknown);
     expect((await call('tasks/get', { taskId })).body.result.status).toBe('input_required');
 
-    const accepted = await call('tasks/update', { taskId, inputResponses: { [key]: { action: 'accept', content: { confirm: true } } } });
+    const accepted = await call('tasks/update', { taskId, inputResponses: yes });
     expect(accepted.status).toBe(200);
     expect(accepted.body.result.resultType).toBe('complete');
     const done = await waitForStatus(taskId, 'completed');
