@@ -10,11 +10,9 @@
  * from the `pathNot` of the error rule.
  */
 
-/** src/wire modules that still import src/store: render.ts (PolledTask, the stored JSON it splices). */
-const WIRE_TO_STORE_PENDING = ['^src/wire/sep2663/render[.]ts$'];
 
 /** Where an upstream client may be built: the gateway, the client helper (its own package), and the benchmarks' load generators. */
-const UPSTREAM_CLIENT_HOMES = ['^src/upstream/', '^packages/client/', '^bench/'];
+const UPSTREAM_CLIENT_HOMES = ['^src/upstream/', '^packages/client/', '^bench/', '^test/'];
 const UPSTREAM_CLIENTS = ['(^|/)node_modules/undici/', '(^|/)node_modules/@modelcontextprotocol/sdk/dist/[^/]+/client/'];
 
 const TYPE_ONLY = ['type-only'];
@@ -66,14 +64,7 @@ module.exports = {
       name: 'wire-not-to-store',
       comment: 'Adapters talk to the core (TaskService) only: the core is the only door to the task store.',
       severity: 'error',
-      from: { path: '^src/wire/', pathNot: WIRE_TO_STORE_PENDING },
-      to: { path: '^src/store/' },
-    },
-    {
-      name: 'wire-not-to-store-pending',
-      comment: 'Known today: render.ts takes PolledTask from the store. Flip to error once gone.',
-      severity: 'warn',
-      from: { path: WIRE_TO_STORE_PENDING },
+      from: { path: '^src/wire/' },
       to: { path: '^src/store/' },
     },
     {

@@ -20,6 +20,7 @@ import { dashboard } from './scenarios/dashboard.js';
 import { endToEnd } from './scenarios/e2e.js';
 import { fanout } from './scenarios/fanout.js';
 import { memory } from './scenarios/memory.js';
+import { native } from './scenarios/native.js';
 import { passthrough } from './scenarios/passthrough.js';
 import { tasksGet } from './scenarios/tasks-get.js';
 
@@ -27,6 +28,7 @@ const SCENARIOS: Array<[string, (ctx: BenchContext) => Promise<ScenarioResult>]>
   ['tasks-get', tasksGet],
   ['create', createTasks],
   ['e2e', endToEnd],
+  ['native', native],
   ['passthrough', passthrough],
   ['fanout', fanout],
   ['memory', memory],

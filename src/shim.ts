@@ -16,8 +16,7 @@ import { withTimeout } from './replica/timeout.js';
 import { openUpstream } from './replica/upstream.js';
 import { startWorkerRole } from './replica/worker-role.js';
 import type { TaskStore } from './store/task-store.js';
-import type { UpstreamReport } from './upstream/discovery.js';
-import type { ToolMode } from './upstream/gateway.js';
+import { executionMode } from './upstream/discovery.js';
 
 export { MCP_PATH } from './replica/http-part.js';
 
@@ -26,8 +25,6 @@ export interface Shim {
   url: string;
   server: Server;
   store: TaskStore;
-  /** What the upstream speaks and how each of its tools runs, learned at start (the start-up lines print it). */
-  upstream(): Promise<{ report: UpstreamReport; tools: ToolMode[] }>;
   /** Stops at once: connections cut, running jobs given a few seconds. */
   close(): Promise<void>;
   /**
@@ -90,8 +87,12 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     autoWindowMs: config.autoWindowMs,
   };
   const describePolicies = async (): Promise<PolicyTable> => {
-    const tools = await withTimeout(gateway.catalog.all(), POLICY_LISTING_MS, `the upstream did not list its tools within ${POLICY_LISTING_MS / 1000} s`);
-    return policyTable(tools, gateway.catalog.declaresTasks(), policies);
+    const [tools, report] = await withTimeout(
+      Promise.all([gateway.catalog.all(), gateway.discover()]),
+      POLICY_LISTING_MS,
+      `the upstream did not list its tools within ${POLICY_LISTING_MS / 1000} s`,
+    );
+    return policyTable(tools, gateway.catalog.declaresTasks(), policies, { report, execution: (tool) => executionMode(report, tool) });
   };
   const cutover = new CutoverStage(new CutoverControls(config));
   const streams = new OpenStreams({ maxStreamBytes: config.maxStreamBufferBytes, maxTotalBytes: config.maxStreamBufferTotalBytes }, config.listenKeepAliveMs);
@@ -147,10 +148,6 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     server: http.server,
     store: stores.store,
     policies: describePolicies,
-    upstream: async () => {
-      const report = await gateway.discover();
-      return { report, tools: report.problem ? [] : await gateway.toolModes().catch(() => []) };
-    },
     async close() {
       api?.stopStreams();
       await http.close(Date.now());

@@ -151,13 +151,12 @@ async function main(argv: string[]): Promise<number> {
   process.stdout.write(`mcp-tasks-shim listening on ${shim.url}\n`);
   process.stdout.write(`  version:  ${packageVersion()}\n`);
   process.stdout.write(`  upstream: ${upstreamUrl}${demo ? (demoKind === 'native' ? ' (demo native upstream)' : ' (demo upstream)') : ''}\n`);
-  for (const line of describeUpstream(await shim.upstream())) process.stdout.write(`  ${line}\n`);
   if (config.role !== 'all') process.stdout.write(`  role:     ${config.role === 'api' ? 'api (serves /mcp; workers run its task jobs)' : 'worker (runs task jobs; no /mcp)'}\n`);
   process.stdout.write(`  store:    ${config.redisUrl ? `redis ${redactUrl(config.redisUrl)}${config.redisCluster ? ' (cluster)' : ''}` : 'embedded (single process)'}\n`);
   process.stdout.write(`  auth:     ${config.auth.mode}\n`);
   logger.info({ url: shim.url, version: packageVersion(), role: config.role, store: config.redisUrl ? 'redis' : 'embedded', auth: config.auth.mode }, 'listening');
-  // A worker plans no calls: the table is the replicas' that serve /mcp.
-  if (config.role !== 'worker') announcePolicies(shim);
+  // A worker plans no calls: it says what the upstream speaks; the table is the replicas' that serve /mcp.
+  announcePolicies(shim, config.role !== 'worker');
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGTERM', resolve);
@@ -203,25 +202,6 @@ async function startDemo(kind: DemoKind): Promise<{ url: string; close(): Promis
   return (await import('../demo-upstream/server.js')).startDemoUpstream({ port: 0 });
 }
 
-/** The start-up lines about the upstream: what it speaks and how each tool's tasks run. */
-function describeUpstream({ report, tools }: Awaited<ReturnType<Shim['upstream']>>): string[] {
-  const how = report.pinned ? 'pinned' : 'discovered';
-  if (report.problem) return [`protocol: ${report.protocol} (${how}); ${report.problem}`];
-  const lines: string[] = [];
-  if (report.protocol === '2026-07-28') {
-    lines.push(`protocol: 2026-07-28 (${how}), ${report.sep2663Tasks ? 'runs tool tasks itself (SEP-2663 tasks extension)' : 'no SEP-2663 tasks extension'}`);
-  } else {
-    lines.push(`protocol: ${report.protocol} (${how}), ${report.tasks ? 'runs tool tasks itself (capabilities.tasks)' : 'no capabilities.tasks'}`);
-  }
-  const native = tools.filter((t) => t.mode === 'native').map((t) => `${t.name} (${t.taskSupport})`);
-  if (native.length > 0) lines.push(`native:   ${native.join(', ')}`);
-  const sep2663 = tools.filter((t) => t.mode === 'sep2663').map((t) => t.name);
-  if (sep2663.length > 0) lines.push(`sep2663:  ${sep2663.join(', ')}`);
-  const shim = tools.filter((t) => t.mode === 'shim').map((t) => t.name);
-  if (shim.length > 0) lines.push(`shim:     ${shim.join(', ')}`);
-  return lines;
-}
-
 /** What closing the stores and connections may take after the grace period. */
 const SHUTDOWN_MARGIN_MS = 10_000;
 
@@ -229,19 +209,19 @@ const SHUTDOWN_MARGIN_MS = 10_000;
 const POLICY_RETRY_MS = 2_000;
 
 /**
- * Prints every upstream tool's effective policy and its source once the upstream answers. Start
- * never waits for it: an upstream that is down gets one line saying so, and the table follows
- * when it answers.
+ * Prints what the upstream speaks and every upstream tool's effective policy, execution mode and
+ * policy source once the upstream answers (the dashboard's table). Start never waits for it: an
+ * upstream that is down gets one line saying so, and the table follows when it answers.
  */
-function announcePolicies(shim: Shim): void {
+function announcePolicies(shim: Shim, withTable: boolean): void {
   let toldDown = false;
   const attempt = (): void => {
     shim.policies().then(
       (table) => {
-        const { out, warnings } = policyLines(table);
+        const { upstream, out, warnings } = policyLines(table);
         if (toldDown) process.stdout.write('mcp-tasks-shim: the upstream answers now\n');
-        process.stdout.write(`${out.join('\n')}\n`);
-        for (const warning of warnings) process.stderr.write(`${warning}\n`);
+        process.stdout.write(`${[...upstream, ...(withTable ? out : [])].join('\n')}\n`);
+        if (withTable) for (const warning of warnings) process.stderr.write(`${warning}\n`);
       },
       (err: unknown) => {
         if (!toldDown) {

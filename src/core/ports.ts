@@ -52,8 +52,13 @@ export type NativeInputHandler = (request: InputRequest, id: string | number, si
 
 /** What the worker asks of an upstream task: each hook writes to the task's record. */
 export interface NativeHooks {
-  /** Aborts when the task ended elsewhere (a cancel on any replica): the cancel goes upstream. */
+  /** Aborts when the task ended elsewhere (a cancel that ended it at once, or its grace ran out): the cancel goes upstream. */
   signal: AbortSignal;
+  /**
+   * Aborts when a client asked to cancel the task (on any replica, also before this run): the
+   * cancel goes upstream and the outcome is the upstream's answer (docs/architecture.md, "Native execution").
+   */
+  cancel: AbortSignal;
   /** Epoch ms: the task's expiry. */
   deadline: number;
   onInput: NativeInputHandler;
@@ -87,4 +92,9 @@ export interface UpstreamTasks {
   run(run: NativeRun): Promise<NativeOutcome>;
   /** Rejoins the upstream session of a mirror whose replica died and follows the task to its end. */
   resume(resume: NativeResume): Promise<NativeOutcome>;
+  /**
+   * The record ended while no mirror ran (its cancel's grace passed): the cancel still goes to the
+   * upstream task, on its session, which then ends. Best effort, bounded by the cancel grace.
+   */
+  abandon(upstreamTaskId: string, upstreamSessionId: string): Promise<void>;
 }

@@ -2,7 +2,7 @@ import type { CallContext, CallOutcome, CallRequest } from './call.js';
 import { UpstreamRpcError } from './errors.js';
 import { answerRetry } from './mrtr-retry.js';
 import { encodeRequestState } from './request-state.js';
-import type { Clock } from './ports.js';
+import type { Cancels } from './cancels.js';
 import type { TaskRecord } from './task.js';
 import { waitForTask } from './task-watch.js';
 import type { TaskStore } from '../store/task-store.js';
@@ -27,7 +27,7 @@ export interface CallWindow {
 export class PreTaskCalls {
   constructor(
     private readonly store: TaskStore,
-    private readonly clock: Clock,
+    private readonly cancels: Cancels,
   ) {}
 
   /** The first round: `task` was just created for this call. */
@@ -49,7 +49,7 @@ export class PreTaskCalls {
         ? task
         : await waitForTask(this.store, task.taskId, (t) => t.status === 'input_required', { timeoutMs: window.windowMs, signal });
     if (signal?.aborted) {
-      await this.store.cancel(task.taskId, ctx.principal, 'The client left before the task was announced.', this.clock.now());
+      await this.cancels.cancel(ctx.principal, task.taskId, 'The client left before the task was announced.');
       return { kind: 'task', task };
     }
     if (seen?.status === 'input_required') {

@@ -7,6 +7,8 @@ export interface TaskChange {
   lastUpdatedAt: number;
   /** The legacy session whose streams deliver this task's pushes, so a replica filters without a read. */
   sessionId?: string;
+  /** A cancel was recorded on a task an upstream task backs: its mirror forwards it (the status stays). */
+  cancelRequested?: true;
 }
 
 export type Unsubscribe = () => void;

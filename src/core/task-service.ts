@@ -1,10 +1,11 @@
+import { Cancels } from './cancels.js';
 import { InvalidParamsError, TaskNotFoundError, UpstreamRpcError } from './errors.js';
 import { newTaskId } from './ids.js';
 import { checkAnswer, ERROR_ANSWER } from './input-responses.js';
 import { planCall, resolvePolicy, type CallPlan, type PolicySources, type ToolPolicy } from './policy.js';
 import type { Clock, ToolCatalog, ToolInfo, ToolInvoker } from './ports.js';
 import type { CallContext, CallOutcome, CallRequest } from './call.js';
-import { isTerminal, type JsonRpcErrorObject, type TaskRecord } from './task.js';
+import { isTerminal, type JsonRpcErrorObject, type PolledTask, type TaskRecord } from './task.js';
 import type { PrincipalLimits, StreamSlot } from './limits.js';
 import type { TaskChange, Unsubscribe } from './task-change.js';
 import { ParkedCalls } from './parked-call.js';
@@ -12,7 +13,7 @@ import { requestStateOf } from './mrtr-retry.js';
 import { PreTaskCalls, type CallWindow } from './pre-task-call.js';
 import type { TaskIntake } from './task-intake.js';
 import { waitForTask } from './task-watch.js';
-import type { CancelOutcome, PolledTask, TaskStore } from '../store/task-store.js';
+import type { CancelOutcome, TaskStore } from '../store/task-store.js';
 
 export interface TaskServiceOptions {
   store: TaskStore;
@@ -29,6 +30,8 @@ export interface TaskServiceOptions {
   pollIntervalMs: number;
   /** Bound on a synchronous call, which has no task TTL to inherit. */
   syncTimeoutMs?: number;
+  /** How long a cancel waits for the upstream task that backs a task (default UPSTREAM_CANCEL_GRACE_MS). */
+  cancelGraceMs?: number;
 }
 
 /** A legacy client's JSON-RPC response to a pushed input request: its result or its error. */
@@ -44,8 +47,10 @@ const MRTR_TTL_MS = 10 * 60 * 1000;
 export class TaskService {
   private readonly parked: ParkedCalls;
   private readonly preTask: PreTaskCalls;
+  private readonly cancels: Cancels;
   constructor(private readonly options: TaskServiceOptions) {
-    this.preTask = new PreTaskCalls(options.store, options.clock);
+    this.cancels = new Cancels(options.store, options.clock, options.cancelGraceMs);
+    this.preTask = new PreTaskCalls(options.store, this.cancels);
     this.parked = new ParkedCalls({
       store: options.store,
       invoker: options.invoker,
@@ -169,10 +174,24 @@ export class TaskService {
     return outcome.task;
   }
 
+  /**
+   * Records a cancel. Most tasks are `cancelled` when this resolves; one an upstream task backs is
+   * still live, its cancel on the way upstream (`cancelledTask` waits for its end).
+   */
   async cancelTask(principal: string, taskId: string, statusMessage = 'Cancelled by the client.'): Promise<CancelOutcome> {
-    const outcome = await this.options.store.cancel(taskId, principal, statusMessage, this.options.clock.now());
+    const outcome = await this.cancels.cancel(principal, taskId, statusMessage);
     if (!outcome) throw new TaskNotFoundError();
     return outcome;
+  }
+
+  /**
+   * The task once a cancel of it ended it, bounded by the cancel grace and its margin: `cancelled`,
+   * or the outcome the upstream reached first.
+   */
+  async cancelledTask(principal: string, taskId: string): Promise<TaskRecord> {
+    const task = await this.cancels.settled(taskId);
+    if (task?.principal !== principal) throw new TaskNotFoundError();
+    return task;
   }
 
   /** A legacy session read or touched the task: its pushes now go to that session's streams. */
@@ -272,7 +291,7 @@ export class TaskService {
     const signal = call.clientGone?.();
     const seen = await this.waitFor(task.taskId, (t) => t.status === 'input_required', windowMs, signal);
     if (signal?.aborted) {
-      await this.options.store.cancel(task.taskId, ctx.principal, 'The client left before the task was announced.', this.options.clock.now());
+      await this.cancels.cancel(ctx.principal, task.taskId, 'The client left before the task was announced.');
       return { kind: 'task', task };
     }
     if (seen?.status === 'completed' && seen.result) return { kind: 'result', result: seen.result };

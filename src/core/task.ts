@@ -72,6 +72,32 @@ export type NewTask = Omit<
   'inputRequests' | 'inputResponses' | 'cancelRequested' | 'status' | 'lastUpdatedAt' | 'upstreamTaskId' | 'upstreamSessionId'
 >;
 
+/**
+ * What a status answer (a SEP-2663 `DetailedTask`) shows of a task: the record without what no
+ * poll shows (arguments, answers, capabilities), so that a store can read only these fields.
+ * `inputRequests` holds the outstanding requests of an `input_required` task and is empty otherwise.
+ */
+export type PolledTask = Pick<
+  TaskRecord,
+  'taskId' | 'status' | 'statusMessage' | 'createdAt' | 'lastUpdatedAt' | 'ttlMs' | 'pollIntervalMs' | 'result' | 'error' | 'inputRequests'
+>;
+
+/** The poll view of a whole record; it shares the record's values (a store clones what it hands out). */
+export function polledOf(task: TaskRecord): PolledTask {
+  return {
+    taskId: task.taskId,
+    status: task.status,
+    statusMessage: task.statusMessage,
+    createdAt: task.createdAt,
+    lastUpdatedAt: task.lastUpdatedAt,
+    ttlMs: task.ttlMs,
+    pollIntervalMs: task.pollIntervalMs,
+    result: task.result,
+    error: task.error,
+    inputRequests: task.status === 'input_required' ? task.inputRequests : {},
+  };
+}
+
 export function isTerminal(status: TaskStatus): boolean {
   return status === 'completed' || status === 'failed' || status === 'cancelled';
 }

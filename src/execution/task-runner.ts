@@ -64,7 +64,14 @@ export class TaskRunner {
   private async run(job: Job, released: AbortSignal): Promise<void> {
     const { store } = this.options;
     const task = await this.persist(job.taskId, this.now() + LOAD_RETRY_MS, () => store.load(job.taskId), released);
-    if (!task || isTerminal(task.status)) return;
+    if (!task) return;
+    if (isTerminal(task.status)) {
+      // Cancelled while no mirror ran (its replica died): the upstream task still runs and is told now.
+      if (task.status === 'cancelled' && task.upstreamTaskId !== undefined && job.lostRuns > 0 && this.options.native) {
+        await this.options.native.abandon(task.upstreamTaskId, task.upstreamSessionId ?? '');
+      }
+      return;
+    }
     const deadline = task.createdAt + task.ttlMs;
     // The upstream task runs on without us: another mirror picks it up where the lost one stopped.
     if (task.upstreamTaskId !== undefined && this.options.native && job.lostRuns <= MAX_RESUMES) {
@@ -179,13 +186,19 @@ export class TaskRunner {
     const { store } = this.options;
     const deadline = task.createdAt + task.ttlMs;
     const abort = new AbortController();
+    const cancel = new AbortController();
+    // A cancel recorded while no mirror ran (a resumed mirror) is forwarded at once.
+    if (task.cancelRequested) cancel.abort();
     const unsubscribe = store.subscribe((change) => {
-      if (change.taskId === task.taskId && isTerminal(change.status)) abort.abort(CANCELLED);
+      if (change.taskId !== task.taskId) return;
+      if (isTerminal(change.status)) abort.abort(CANCELLED);
+      else if (change.cancelRequested) cancel.abort();
     });
     const progress = new LatestWins((message) => store.setStatusMessage(task.taskId, message, this.now()));
     try {
       const running = start({
         signal: abort.signal,
+        cancel: cancel.signal,
         deadline,
         onInput: (request, id, signal) => collectInput(store, task, request, signal, undefined, keyCarryingId(request.method, id)),
         onStatusMessage: (message) => {
@@ -200,11 +213,7 @@ export class TaskRunner {
         return;
       }
       await progress.drain();
-      await this.persist(task.taskId, deadline, async () => {
-        if (outcome.status !== 'cancelled') await store.finish(task.taskId, outcome, this.now());
-        // A cancel through the shim already ended the record; this one came from the upstream.
-        else await store.cancel(task.taskId, task.principal, outcome.statusMessage, this.now());
-      }, released);
+      await this.persist(task.taskId, deadline, () => store.finish(task.taskId, outcome, this.now()), released);
     } catch (err) {
       if (released.aborted) {
         progress.discard();

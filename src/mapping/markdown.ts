@@ -3,7 +3,7 @@ import { FIELD_TABLE, type CanonicalField } from './fields.js';
 import { METHOD_TABLE } from './methods.js';
 import { CANCELLED_AS_ERROR, LEGACY_STATUS_TO_SEP2663, STATUS_TABLE, type DialectStatus } from './statuses.js';
 import { TRANSITIONS } from './transitions.js';
-import { UPSTREAM_STATUS_TABLE, UPSTREAM_TASK_STATUSES } from './upstream-statuses.js';
+import { UPSTREAM_CANCEL_GRACE_MS, UPSTREAM_CANCEL_MESSAGES, UPSTREAM_STATUS_TABLE, UPSTREAM_TASK_STATUSES } from './upstream-statuses.js';
 
 /** Ends the generated part of docs/mapping.md; what follows it is prose the generator keeps. */
 export const END_OF_GENERATED = '<!-- End of the generated part: what follows is written by hand and kept by `npm run docs:mapping`. -->';
@@ -74,6 +74,17 @@ function mappingMarkdown(): string {
     const row = UPSTREAM_STATUS_TABLE[status];
     lines.push(`| \`${status}\` | ${row.record === 'live' ? 'unchanged (`working` / `input_required`)' : `\`${row.record}\``} | ${row.note} | ${row.sep2663} |`);
   }
+  lines.push(
+    '',
+    "A cancel of such a task goes to the upstream's `tasks/cancel`; the record stays live until the upstream answers. Its `statusMessage`:",
+    '',
+    '| when | `statusMessage` |',
+    '|---|---|',
+    `| the cancel is on its way upstream | ${UPSTREAM_CANCEL_MESSAGES.awaiting} |`,
+    `| the upstream confirmed (its task is \`cancelled\`) | ${UPSTREAM_CANCEL_MESSAGES.confirmed} |`,
+    `| no confirmation within the grace | ${UPSTREAM_CANCEL_MESSAGES.unconfirmed(UPSTREAM_CANCEL_GRACE_MS)} (with the upstream's error when it refused) |`,
+    '| the upstream task ended otherwise first | the record ends with that outcome (`completed`, `failed`) |',
+  );
   lines.push('', '## Fields', '', '| canonical (SEP-2663) | MCP 2025-11-25 | tasks/create dialect |', '|---|---|---|');
   for (const field of Object.keys(FIELD_TABLE) as CanonicalField[]) {
     const row = FIELD_TABLE[field];

@@ -40,7 +40,26 @@ export const UPSTREAM_STATUS_TABLE: Readonly<Record<UpstreamTaskStatus, Upstream
   },
   cancelled: {
     record: 'cancelled',
-    note: '`statusMessage` says the upstream cancelled it (a cancel through the shim ends the record first)',
+    note: 'after a cancel through the shim: the upstream confirmed it; else `statusMessage` says the upstream cancelled it',
     sep2663: 'the same',
   },
+};
+
+/**
+ * How long the cancel of a task that an upstream task backs waits for the upstream's answer
+ * (docs/decisions/0024-cancel-awaits-the-upstream.md). The mirror forwards the cancel for this
+ * long; past it (and a settling margin) the record ends `cancelled` without the upstream's word.
+ */
+export const UPSTREAM_CANCEL_GRACE_MS = 5_000;
+
+/**
+ * The statusMessages of a cancel that an upstream task answers (docs/decisions/0024): the record
+ * stays live, `awaiting`, until the upstream confirms (`confirmed`) or the grace passes
+ * (`unconfirmed`); an upstream task that ended otherwise first gives the record that outcome.
+ */
+export const UPSTREAM_CANCEL_MESSAGES = {
+  awaiting: 'Cancel requested; waiting for the upstream to confirm.',
+  confirmed: 'Cancelled by the client; the upstream confirmed.',
+  unconfirmed: (graceMs: number, answer?: string): string =>
+    `Cancelled by the client; the upstream did not confirm within ${graceMs} ms${answer ? ` (it answered: ${answer})` : ''}.`,
 };

@@ -71,9 +71,10 @@ export function observeTaskLifecycle(store: TaskStore, recorder: Recorder): Task
     }
     return finished;
   };
-  store.cancel = async (taskId, principal, statusMessage, now) => {
-    const outcome = await cancel.call(store, taskId, principal, statusMessage, now);
-    if (outcome?.changed) {
+  store.cancel = async (taskId, principal, statusMessage, now, awaitingUpstream) => {
+    const outcome = await cancel.call(store, taskId, principal, statusMessage, now, awaitingUpstream);
+    // A cancel that awaits its upstream ends through `finish`, which records it then.
+    if (outcome?.changed && isTerminal(outcome.task.status)) {
       known.delete(taskId);
       emit('cancelled', describe(outcome.task), now);
     }

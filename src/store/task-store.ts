@@ -1,10 +1,14 @@
-import type { InputRequest, JsonRpcErrorObject, NewTask, TaskRecord, TaskStatus } from '../core/task.js';
+import type { InputRequest, JsonRpcErrorObject, NewTask, PolledTask, TaskRecord } from '../core/task.js';
 import type { TaskChange, Unsubscribe } from '../core/task-change.js';
 
-/** The final outcome the worker writes; `completed` covers tool results with `isError: true`. */
+/**
+ * The final outcome the worker writes; `completed` covers tool results with `isError: true`;
+ * `cancelled` is how an upstream task that backs the task answered its cancel.
+ */
 export type TaskOutcome =
   | { status: 'completed'; result: Record<string, unknown> }
-  | { status: 'failed'; error: JsonRpcErrorObject; statusMessage: string };
+  | { status: 'failed'; error: JsonRpcErrorObject; statusMessage: string }
+  | { status: 'cancelled'; statusMessage: string };
 
 export interface AnswerOutcome {
   /** Keys that were outstanding and are now settled by this call. */
@@ -23,29 +27,11 @@ export interface HoldOutcome {
   open: number;
 }
 
-/**
- * What a status poll shows of a task (a SEP-2663 `DetailedTask`), read without the rest of the
- * record. JSON values are the JSON text the store holds, as `JSON.stringify` wrote it, so that an
- * answer can splice them instead of parsing and stringifying them again.
- */
-export interface PolledTask {
-  taskId: string;
-  status: TaskStatus;
-  statusMessage?: string;
-  createdAt: number;
-  lastUpdatedAt: number;
-  ttlMs: number;
-  pollIntervalMs: number;
-  /** `completed`: the upstream's CallToolResult. */
-  result?: string;
-  /** `failed`: the JSON-RPC error object. */
-  error?: string;
-  /** `input_required` only: the outstanding requests as [key, request], in the record's key order. */
-  inputRequests: ReadonlyArray<readonly [string, string]>;
-}
-
 export interface CancelOutcome {
-  /** False when the task was already terminal: nothing changed. */
+  /**
+   * False when the task was already terminal, or its cancel already requested: nothing changed.
+   * A changed task that is still live awaits its upstream's answer (`TaskStore.cancel`).
+   */
   changed: boolean;
   task: TaskRecord;
 }
@@ -81,7 +67,7 @@ export interface TaskStore {
    */
   bindUpstream(taskId: string, upstreamTaskId: string, upstreamSessionId: string, now: number): Promise<boolean>;
 
-  /** Sets `statusMessage` on a non-terminal task; ignored on a terminal one. */
+  /** Sets `statusMessage` on a non-terminal task; ignored on a terminal one and while a cancel awaits its upstream. */
   setStatusMessage(taskId: string, statusMessage: string, now: number): Promise<void>;
 
   /**
@@ -107,8 +93,14 @@ export interface TaskStore {
   /** Compare-and-set to a terminal status; false when the task already was terminal. */
   finish(taskId: string, outcome: TaskOutcome, now: number): Promise<boolean>;
 
-  /** A non-terminal task becomes `cancelled` in the same step that records the request. */
-  cancel(taskId: string, principal: string, statusMessage: string, now: number): Promise<CancelOutcome | undefined>;
+  /**
+   * A non-terminal task becomes `cancelled` in the same step that records the request, unless an
+   * upstream task backs it (`upstreamTaskId`): then only the request is recorded
+   * (`cancelRequested`, `statusMessage` = `awaitingUpstream`, a change with `cancelRequested`), and
+   * the task's mirror ends the record with the upstream's answer (`finish`). Until then no other
+   * statusMessage replaces that one.
+   */
+  cancel(taskId: string, principal: string, statusMessage: string, now: number, awaitingUpstream?: string): Promise<CancelOutcome | undefined>;
 
   /**
    * Binds the task's pushes to `sessionId` (the legacy session that read it last). Scoped like

@@ -34,12 +34,6 @@ const DISCOVER_TIMEOUT_MS = 5_000;
 /** A translated request that names no bound of its own (the pooled SDK client's default). */
 const REQUEST_TIMEOUT_MS = 60_000;
 
-export interface ToolMode {
-  name: string;
-  taskSupport?: string;
-  mode: ExecutionMode;
-}
-
 /**
  * The only door to the upstream: the pooled SDK clients for plain calls and translated requests,
  * what the upstream speaks (learned once, or pinned), the upstream sessions that run and mirror
@@ -90,12 +84,6 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
     return executionMode(report, info);
   }
 
-  /** Every tool and how its tasks run, for the start-up lines. */
-  async toolModes(): Promise<ToolMode[]> {
-    const [report, tools] = await Promise.all([this.discover(), this.catalog.refresh()]);
-    return tools.map((tool) => ({ name: tool.name, taskSupport: tool.execution?.taskSupport, mode: executionMode(report, tool) }));
-  }
-
   /** True for a tool whose tasks the upstream runs itself, as a 2025-11-25 task server or a SEP-2663 server. */
   async isNative(tool: string): Promise<boolean> {
     return (await this.modeOf(tool)) !== 'shim';
@@ -120,6 +108,8 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
       ttlMs: options.timeoutMs,
       deadline: Date.now() + options.timeoutMs,
       signal: options.signal ?? new AbortController().signal,
+      // A synchronous call has no record a client could cancel: its caller's signal ends it.
+      cancel: new AbortController().signal,
       onInput: async (request, _id, signal) => {
         if (!options.onInput) {
           throw new ShimError(ErrorCode.MethodNotFound, `${request.method} is not available for this call: a plain call declares no input capability (call the tool as a task)`);
@@ -181,6 +171,10 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
     });
   }
 
+  async abandon(upstreamTaskId: string, upstreamSessionId: string): Promise<void> {
+    await this.withSession(upstreamSessionId || undefined, (session) => session.cancelOnly(upstreamTaskId)).catch(() => undefined);
+  }
+
   /**
    * One plain request (resources, prompts, ping, and whatever a legacy session sends a 2026-07-28
    * upstream): on a pooled session, or as one stateless 2026-07-28 request that declares no
@@ -236,7 +230,7 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
     await Promise.allSettled([this.pool.close(), this.modern.close(), this.http.close()]);
   }
 
-  private async withSession(sessionId: string | undefined, fn: (session: UpstreamTaskSession) => Promise<NativeOutcome>): Promise<NativeOutcome> {
+  private async withSession<T>(sessionId: string | undefined, fn: (session: UpstreamTaskSession) => Promise<T>): Promise<T> {
     let session: UpstreamTaskSession;
     try {
       session = await UpstreamTaskSession.open(this.options, this.limits, sessionId);

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { ErrorCode, UnavailableError, UpstreamRpcError } from '../core/errors.js';
 import type { NativeOutcome } from '../core/ports.js';
 import type { JsonRpcErrorObject } from '../core/task.js';
-import { UPSTREAM_STATUS_TABLE, UPSTREAM_TASK_STATUSES, type UpstreamTaskStatus } from '../mapping/upstream-statuses.js';
+import { UPSTREAM_CANCEL_GRACE_MS, UPSTREAM_CANCEL_MESSAGES, UPSTREAM_STATUS_TABLE, UPSTREAM_TASK_STATUSES, type UpstreamTaskStatus } from '../mapping/upstream-statuses.js';
 import { connectWithRetries, openSdkClient, translateError, type SdkClientOptions, type UpstreamInputHandler } from './sdk-client.js';
 
 /** The upstream task as its CreateTaskResult / tasks/get describe it. */
@@ -17,8 +17,10 @@ export interface UpstreamTaskView {
 }
 
 export interface MirrorHooks {
-  /** Aborted when the shim's task ended elsewhere (a cancel on any replica): the cancel goes upstream. */
+  /** Aborted when the shim's task ended elsewhere: the cancel goes upstream, the record is no longer ours to end. */
   signal: AbortSignal;
+  /** Aborted when a client asked to cancel: the cancel goes upstream and its answer ends the task. */
+  cancel?: AbortSignal;
   /** Epoch ms, the shim task's expiry: nothing waits past it. */
   deadline: number;
   /** The upstream's side-channel requests (elicitation, sampling) tied to the task. */
@@ -34,7 +36,7 @@ export interface MirrorLimits {
   retryBaseMs: number;
   /** How long tasks/result may lag behind a terminal status before the status alone decides. */
   resultGraceMs: number;
-  /** How long a forwarded cancel waits for the upstream's confirmation. */
+  /** How long a forwarded cancel waits for the upstream's answer (the core bounds the record by the same grace). */
   cancelGraceMs: number;
   /** The floor and ceiling of the upstream's pollInterval. */
   minPollMs: number;
@@ -45,7 +47,7 @@ export const DEFAULT_MIRROR_LIMITS: MirrorLimits = {
   unreachableAttempts: 5,
   retryBaseMs: 250,
   resultGraceMs: 5_000,
-  cancelGraceMs: 5_000,
+  cancelGraceMs: UPSTREAM_CANCEL_GRACE_MS,
   minPollMs: 100,
   maxPollMs: 30_000,
 };
@@ -94,6 +96,13 @@ function ownResult(value: Record<string, unknown>): Record<string, unknown> {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
+ * What the upstream made of a forwarded `tasks/cancel`: its task is `cancelled`; it took the
+ * cancel but its task still runs (it cancels cooperatively) or already ended; it refused (an
+ * error, e.g. its task was terminal); or it did not answer within the grace.
+ */
+type CancelAnswer = { kind: 'confirmed' } | { kind: 'pending' } | { kind: 'refused'; why: string } | { kind: 'unanswered' };
+
+/**
  * One upstream session that runs and mirrors one upstream task (a 2025-11-25 task server): the
  * task-augmented `tools/call`, `notifications/tasks/status`, `tasks/get` at the upstream's
  * pollInterval when no notification came, the side-channel requests on the `tasks/result`
@@ -104,6 +113,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export class UpstreamTaskSession {
   private inputHandler: UpstreamInputHandler | undefined;
   private statusListener: ((params: unknown) => void) | undefined;
+  /** A client's cancel went upstream: an upstream task that ends `cancelled` confirms it. */
+  private cancelForwarded = false;
 
   private constructor(
     private readonly client: Client,
@@ -182,8 +193,22 @@ export class UpstreamTaskSession {
     let result: { ok: true; value: unknown } | { ok: false; error: unknown } | undefined;
     let wake: () => void = () => undefined;
     const wakeUp = (): void => wake();
+    // A client's cancel: sent once, its answer awaited until the grace ends; the upstream's task may still end otherwise first.
+    let cancelDeadline: number | undefined;
+    let cancelAnswer: CancelAnswer | undefined;
+    const startCancel = (): void => {
+      if (cancelDeadline !== undefined) return;
+      this.cancelForwarded = true;
+      cancelDeadline = Date.now() + limits.cancelGraceMs;
+      void this.requestCancel(taskId, cancelDeadline).then((answer) => {
+        cancelAnswer = answer;
+        wakeUp();
+      });
+      wakeUp();
+    };
 
-    const observe = (value: unknown, via: string): void => {
+    // `at`: when the news was current (a poll's start, so that polls keep to one per pollInterval).
+    const observe = (value: unknown, via: string, at = Date.now()): void => {
       const task = parseTask(value);
       if (typeof task === 'string') {
         fault ??= failed(`The upstream's ${via} for task ${taskId} is not a task (${task})`);
@@ -193,7 +218,7 @@ export class UpstreamTaskSession {
         fault ??= failed(`The upstream's task ${taskId} went from ${last.status} back to ${task.status}`);
       } else {
         last = task;
-        heardAt = Date.now();
+        heardAt = Math.max(heardAt, at);
         if (UPSTREAM_STATUS_TABLE[task.status].record === 'live') {
           if (task.statusMessage) hooks.onStatusMessage?.(task.statusMessage);
         } else {
@@ -208,6 +233,8 @@ export class UpstreamTaskSession {
     };
     this.inputHandler = hooks.onInput;
     hooks.signal.addEventListener('abort', wakeUp);
+    hooks.cancel?.addEventListener('abort', startCancel);
+    if (hooks.cancel?.aborted) startCancel();
     let resultAbort = new AbortController();
     let resultPending = false;
     const fetchResult = (): void => {
@@ -231,6 +258,7 @@ export class UpstreamTaskSession {
       for (;;) {
         if (fault) return fault;
         if (hooks.signal.aborted) return await this.forwardCancel(taskId);
+        if (cancelAnswer?.kind === 'confirmed') return { status: 'cancelled', statusMessage: UPSTREAM_CANCEL_MESSAGES.confirmed };
         if (result) {
           const settled = result;
           result = undefined;
@@ -244,13 +272,17 @@ export class UpstreamTaskSession {
         }
         const now = Date.now();
         if (now >= hooks.deadline) return failed(`The upstream's task ${taskId} did not finish within the task's TTL`);
+        if (cancelDeadline !== undefined && now >= cancelDeadline) {
+          return { status: 'cancelled', statusMessage: UPSTREAM_CANCEL_MESSAGES.unconfirmed(limits.cancelGraceMs, cancelAnswer?.kind === 'refused' ? cancelAnswer.why : undefined) };
+        }
         if (last && terminalSince !== undefined && now - terminalSince >= limits.resultGraceMs) return this.fromStatus(last, undefined);
         if (now - heardAt >= pollMs) {
+          // The interval runs from the poll's start: one request per pollInterval, however long each takes.
+          heardAt = now;
           const polled = await this.request('tasks/get', { taskId }, pollMs * 4);
-          heardAt = Date.now();
           if (polled.ok) {
             unreachable = 0;
-            observe(polled.value, 'tasks/get');
+            observe(polled.value, 'tasks/get', now);
           } else if (polled.error instanceof UpstreamRpcError) {
             return failed(`The upstream no longer knows task ${taskId} (tasks/get: ${polled.error.code} ${polled.error.message})`);
           } else if (++unreachable >= limits.unreachableAttempts) {
@@ -259,7 +291,7 @@ export class UpstreamTaskSession {
           continue;
         }
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, Math.min(heardAt + pollMs, hooks.deadline) - now);
+          const timer = setTimeout(resolve, Math.min(heardAt + pollMs, hooks.deadline, cancelDeadline ?? Infinity) - now);
           wake = () => {
             clearTimeout(timer);
             resolve();
@@ -271,6 +303,7 @@ export class UpstreamTaskSession {
       // Aborting sends notifications/cancelled upstream: only for a tasks/result still waiting.
       if (resultPending) resultAbort.abort();
       hooks.signal.removeEventListener('abort', wakeUp);
+      hooks.cancel?.removeEventListener('abort', startCancel);
       this.statusListener = undefined;
       this.inputHandler = undefined;
     }
@@ -294,18 +327,34 @@ export class UpstreamTaskSession {
     await this.client.close().catch(() => undefined);
   }
 
-  /** tasks/cancel until the upstream confirms or the grace ends; the record says which. */
+  /**
+   * Tells the upstream to cancel a task whose record already ended (it was ended while no mirror
+   * ran), within the grace.
+   */
+  async cancelOnly(taskId: string): Promise<void> {
+    await this.requestCancel(taskId, Date.now() + this.limits.cancelGraceMs);
+  }
+
+  /** The record ended elsewhere: the cancel goes upstream, and what it answers is only for the record's sake (which is already final). */
   private async forwardCancel(taskId: string): Promise<NativeOutcome> {
-    const deadline = Date.now() + this.limits.cancelGraceMs;
+    const answer = await this.requestCancel(taskId, Date.now() + this.limits.cancelGraceMs);
+    if (answer.kind === 'confirmed') return { status: 'cancelled', statusMessage: UPSTREAM_CANCEL_MESSAGES.confirmed };
+    return { status: 'cancelled', statusMessage: UPSTREAM_CANCEL_MESSAGES.unconfirmed(this.limits.cancelGraceMs, answer.kind === 'refused' ? answer.why : undefined) };
+  }
+
+  /** tasks/cancel, sent again while the upstream cannot be reached, until it answers or `deadline` passes. */
+  private async requestCancel(taskId: string, deadline: number): Promise<CancelAnswer> {
     for (let attempt = 0; Date.now() < deadline; attempt++) {
       const answer = await this.request('tasks/cancel', { taskId }, Math.max(1, deadline - Date.now()));
-      const task = answer.ok ? parseTask(answer.value) : undefined;
-      if (task && typeof task !== 'string' && task.status === 'cancelled') return { status: 'cancelled', statusMessage: 'Cancelled; the upstream confirmed' };
+      if (answer.ok) {
+        const task = parseTask(answer.value);
+        return typeof task !== 'string' && task.status === 'cancelled' ? { kind: 'confirmed' } : { kind: 'pending' };
+      }
       // A task that ended first cannot be cancelled: the upstream says so with an error.
-      if (!answer.ok && answer.error instanceof UpstreamRpcError) break;
+      if (answer.error instanceof UpstreamRpcError) return { kind: 'refused', why: `${answer.error.code} ${answer.error.message.replace(SDK_PREFIXES, '')}` };
       await sleep(Math.min(this.limits.retryBaseMs * 2 ** attempt, Math.max(0, deadline - Date.now())));
     }
-    return { status: 'cancelled', statusMessage: `Cancelled; the upstream did not confirm the cancel within ${this.limits.cancelGraceMs} ms` };
+    return { kind: 'unanswered' };
   }
 
   /** tasks/result answered: its status (from the mirror, else one tasks/get) says what the result means. */
@@ -336,7 +385,9 @@ export class UpstreamTaskSession {
   private fromStatus(task: UpstreamTaskView, result: Record<string, unknown> | undefined): NativeOutcome {
     const record = UPSTREAM_STATUS_TABLE[task.status].record;
     if (record === 'completed') return result ? { status: 'completed', result } : failed(`The upstream's task ${task.taskId} completed but tasks/result gave no result`);
-    if (record === 'cancelled') return { status: 'cancelled', statusMessage: task.statusMessage ?? 'The upstream cancelled its task' };
+    if (record === 'cancelled') {
+      return { status: 'cancelled', statusMessage: this.cancelForwarded ? UPSTREAM_CANCEL_MESSAGES.confirmed : (task.statusMessage ?? 'The upstream cancelled its task') };
+    }
     const why = task.statusMessage ?? (result ? textOf(result) : undefined) ?? 'no reason given';
     return failed(`The upstream's task failed: ${why}`);
   }

@@ -56,3 +56,23 @@ describe('policyTable', () => {
     });
   });
 });
+
+describe('policyTable with what the upstream speaks', () => {
+  it('carries the upstream report and each tool\'s execution mode, as the gateway decides them', () => {
+    const report = { protocol: '2025-11-25', pinned: false, tasks: true, sep2663Tasks: false };
+    const table = policyTable(
+      [
+        { name: 'runs_itself', execution: { taskSupport: 'required' } },
+        { name: 'plain', execution: { taskSupport: 'forbidden' } },
+      ],
+      true,
+      sources,
+      { report, execution: (tool) => (tool.execution?.taskSupport === 'required' ? 'native' : 'shim') },
+    );
+    expect(table.upstream).toEqual(report);
+    expect(table.tools).toEqual([
+      { tool: 'runs_itself', mode: 'required', source: 'upstream', upstreamTaskSupport: 'required', execution: 'native' },
+      { tool: 'plain', mode: 'forbidden', source: 'upstream', upstreamTaskSupport: 'forbidden', execution: 'shim' },
+    ]);
+  });
+});

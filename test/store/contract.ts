@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { newTaskId } from '../../src/core/ids.js';
 import {
   isTerminal,
+  polledOf,
   TASK_STATUSES,
   type InputRequest,
   type NewTask,
@@ -9,7 +10,6 @@ import {
   type TaskStatus,
 } from '../../src/core/task.js';
 import { canTransition } from '../../src/mapping/transitions.js';
-import { polledOf } from '../../src/store/polled-task.js';
 import type { TaskChange } from '../../src/core/task-change.js';
 import type { TaskStore } from '../../src/store/task-store.js';
 
@@ -178,7 +178,7 @@ export function describeTaskStoreContract(name: string, backendFor: () => StoreB
         expect((await store.load(taskId))?.taskId).toBe(taskId);
       });
 
-      it('polls what a status answer shows, the JSON values as the text a record stringifies to, in every status', async () => {
+      it('polls what a status answer shows, as the typed fields of the record, in every status', async () => {
         for (const status of TASK_STATUSES) {
           const { taskId } = await taskIn(status);
           if (status === 'input_required') {
@@ -188,7 +188,7 @@ export function describeTaskStoreContract(name: string, backendFor: () => StoreB
           const polled = await replica().poll(taskId, ALICE);
           expect(polled).toEqual(polledOf((await store.get(taskId, ALICE))!));
           expect(polled?.status).toBe(status);
-          expect(polled?.inputRequests.length).toBe(status === 'input_required' ? 3 : 0);
+          expect(Object.keys(polled?.inputRequests ?? {}).length).toBe(status === 'input_required' ? 3 : 0);
         }
       });
 
@@ -340,6 +340,44 @@ export function describeTaskStoreContract(name: string, backendFor: () => StoreB
         expect(await store.bindUpstream(newTaskId(), 'up-1', 'session-1', Date.now())).toBe(false);
         const short = await store.create(newTask({ ttlMs: 1_000 }));
         expect(await store.bindUpstream(short.taskId, 'up-1', 'session-1', short.createdAt + 1_000)).toBe(false);
+      });
+
+      it.each(['working', 'input_required'] as const)(
+        'records a cancel of a %s task an upstream task backs without ending it, once, announced with cancelRequested',
+        async (from) => {
+          const { taskId } = await taskIn(from);
+          expect(await store.bindUpstream(taskId, 'up-1', 'session-1', Date.now())).toBe(true);
+          const changes = await recordChanges(store);
+          const first = await replica().cancel(taskId, ALICE, 'Cancelled by the client.', Date.now(), 'waiting for the upstream');
+          expect(first?.changed).toBe(true);
+          expect(first?.task).toMatchObject({ status: from, cancelRequested: true, statusMessage: 'waiting for the upstream' });
+          expect(await store.load(taskId)).toEqual(first?.task);
+          // A second cancel (another client, another replica) changes nothing and announces nothing.
+          const again = await replica().cancel(taskId, ALICE, 'Cancelled by the client.', Date.now(), 'again');
+          expect(again).toEqual({ changed: false, task: first?.task });
+          // The cancel's message stays until the record ends: progress does not replace it.
+          await store.setStatusMessage(taskId, 'Working 50%', Date.now());
+          expect((await store.load(taskId))?.statusMessage).toBe('waiting for the upstream');
+          await vi.waitFor(() => expect(changes).toHaveLength(1), WAIT);
+          expect(changes[0]).toEqual({ taskId, status: from, lastUpdatedAt: first?.task.lastUpdatedAt, cancelRequested: true });
+          expect(await store.cancel(taskId, MALLORY, 'mine', Date.now(), 'mine')).toBeUndefined();
+        },
+      );
+
+      it('ends a task whose cancel awaits its upstream with the answer: cancelled, or the outcome reached first', async () => {
+        const [cancelled, completed] = await Promise.all([taskIn('working'), taskIn('working')]);
+        for (const { taskId } of [cancelled, completed]) {
+          await store.bindUpstream(taskId, 'up-1', 'session-1', Date.now());
+          await store.cancel(taskId, ALICE, 'Cancelled by the client.', Date.now(), 'waiting');
+        }
+        expect(await replica().finish(cancelled.taskId, { status: 'cancelled', statusMessage: 'the upstream confirmed' }, Date.now())).toBe(true);
+        expect(await store.load(cancelled.taskId)).toMatchObject({ status: 'cancelled', statusMessage: 'the upstream confirmed', cancelRequested: true });
+        expect(await store.load(cancelled.taskId)).not.toHaveProperty('error');
+        expect(await replica().finish(completed.taskId, { status: 'completed', result: RESULT }, Date.now())).toBe(true);
+        expect(await store.load(completed.taskId)).toMatchObject({ status: 'completed', result: RESULT });
+        // Ended: a late cancel is refused like any cancel of a terminal task.
+        expect((await store.cancel(completed.taskId, ALICE, 'late', Date.now(), 'late'))?.changed).toBe(false);
+        expect(await store.finish(cancelled.taskId, { status: 'cancelled', statusMessage: 'twice' }, Date.now())).toBe(false);
       });
 
       it('increases lastUpdatedAt on every change, even when changes share a millisecond', async () => {
@@ -740,6 +778,16 @@ export function describeTaskStoreContract(name: string, backendFor: () => StoreB
         await vi.waitFor(async () => expect((await store.holdOpen('tasks', ALICE, 'next', later(), 3, Date.now())).held).toBe(true), WAIT);
         await store.cancel(tasks[1]!.taskId, ALICE, 'stop', Date.now());
         await vi.waitFor(async () => expect((await store.holdOpen('tasks', ALICE, 'after', later(), 3, Date.now())).held).toBe(true), WAIT);
+      });
+
+      it('keeps holding a task whose cancel awaits its upstream until the upstream answers', async () => {
+        const task = await taskIn('working');
+        await store.bindUpstream(task.taskId, 'up-1', 'session-1', Date.now());
+        await store.holdOpen('tasks', ALICE, task.taskId, later(), 1, Date.now());
+        await store.cancel(task.taskId, ALICE, 'stop', Date.now(), 'waiting');
+        expect((await store.holdOpen('tasks', ALICE, 'next', later(), 1, Date.now())).held).toBe(false);
+        await store.finish(task.taskId, { status: 'cancelled', statusMessage: 'the upstream confirmed' }, Date.now());
+        await vi.waitFor(async () => expect((await store.holdOpen('tasks', ALICE, 'next', later(), 1, Date.now())).held).toBe(true), WAIT);
       });
     });
   });

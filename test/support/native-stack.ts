@@ -32,11 +32,12 @@ export interface NativeStack<Stats = NativeStats> {
 /**
  * Shim arguments that make `native_confirm` a task at once (a sync window of 0 ms): its
  * elicitation then arrives inside the task as `inputRequests`, where a SEP-2663 client that
- * declares elicitation would otherwise get it before the task exists, as MRTR.
+ * declares elicitation would otherwise get it before the task exists, as MRTR. `more` adds
+ * policies, e.g. a window long enough for an MRTR question on a loaded host.
  */
-export function inTaskInputArgs(): string[] {
+export function inTaskInputArgs(more: Record<string, { mode: string; syncWindowMs: number }> = {}): string[] {
   const path = join(mkdtempSync(join(tmpdir(), 'mts-native-policy-')), 'policy.json');
-  writeFileSync(path, JSON.stringify({ tools: { native_confirm: { mode: 'required', syncWindowMs: 0 } } }));
+  writeFileSync(path, JSON.stringify({ tools: { native_confirm: { mode: 'required', syncWindowMs: 0 }, ...more } }));
   return ['--policy', path];
 }
 

@@ -408,7 +408,21 @@ function renderLatency(latency) {
   );
 }
 
+/** What the upstream speaks, in the words of the start-up lines (src/cli/policy-lines.ts). */
+function upstreamText(report) {
+  if (!report) return '';
+  const how = report.pinned ? 'pinned' : 'discovered';
+  if (report.problem) return `Upstream protocol ${report.protocol} (${how}); ${report.problem}.`;
+  if (report.protocol === '2026-07-28') {
+    return `Upstream protocol 2026-07-28 (${how})${report.sep2663Tasks ? ', SEP-2663 tasks extension' : ''}; its own tasks are not used yet, every tool runs in shim mode.`;
+  }
+  return `Upstream protocol ${report.protocol} (${how}), ${report.tasks ? 'runs tool tasks itself (capabilities.tasks)' : 'no capabilities.tasks'}.`;
+}
+
+const EXECUTION = { native: 'native (the upstream runs the task; the shim mirrors it)', shim: 'shim (a plain call run as the shim\'s task)' };
+
 function renderPolicies(table) {
+  $('upstream-report').textContent = upstreamText(table.upstream);
   $('policies-note').textContent = table.upstreamDeclaresTasks
     ? 'The upstream declares tasks: its taskSupport applies where the policy file names no tool.'
     : `The upstream declares no tasks: the policy file, else the default (${table.default}), applies.`;
@@ -424,6 +438,7 @@ function renderPolicies(table) {
           ['Policy', t.mode === 'auto' ? `auto (${ms(t.syncWindowMs)} window)` : t.mode],
           ['Source', t.source],
           ['Upstream taskSupport', t.upstreamTaskSupport ?? '—'],
+          ['Execution', EXECUTION[t.execution] ?? t.execution ?? '—'],
         ],
         { 'data-tool': t.tool },
       ),

@@ -3,20 +3,20 @@ import { sourcesOf } from '../../mapping/transitions.js';
 import {
   expiresAt,
   isExpired,
+  polledOf,
   type InputRequest,
   type NewTask,
+  type PolledTask,
   type TaskRecord,
   type TaskStatus,
 } from '../../core/task.js';
 import { initialRecord } from '../initial-record.js';
 import { ListenerSet } from '../listeners.js';
-import { polledOf } from '../polled-task.js';
 import type {
   AnswerOutcome,
   CancelOutcome,
   HoldOutcome,
   OpenKind,
-  PolledTask,
   TaskOutcome,
   TaskStore,
 } from '../task-store.js';
@@ -64,8 +64,7 @@ export class EmbeddedTaskStore implements TaskStore {
 
   async poll(taskId: string, principal: string): Promise<PolledTask | undefined> {
     const record = this.live(taskId, Date.now())?.record;
-    // polledOf copies everything it takes (stringified), so no clone is needed.
-    return record?.principal === principal ? polledOf(record) : undefined;
+    return record?.principal === principal ? structuredClone(polledOf(record)) : undefined;
   }
 
   async load(taskId: string): Promise<TaskRecord | undefined> {
@@ -93,7 +92,7 @@ export class EmbeddedTaskStore implements TaskStore {
 
   async setStatusMessage(taskId: string, statusMessage: string, now: number): Promise<void> {
     const record = this.live(taskId, now)?.record;
-    if (!record || !LIVE_STATUSES.includes(record.status) || record.statusMessage === statusMessage) return;
+    if (!record || !LIVE_STATUSES.includes(record.status) || record.statusMessage === statusMessage || record.cancelRequested) return;
     record.statusMessage = statusMessage;
     this.touch(record, record.status, now);
   }
@@ -147,7 +146,7 @@ export class EmbeddedTaskStore implements TaskStore {
     if (outcome.status === 'completed') {
       record.result = structuredClone(outcome.result);
     } else {
-      record.error = structuredClone(outcome.error);
+      if (outcome.status === 'failed') record.error = structuredClone(outcome.error);
       record.statusMessage = outcome.statusMessage;
     }
     this.touch(record, outcome.status, now);
@@ -160,10 +159,19 @@ export class EmbeddedTaskStore implements TaskStore {
     principal: string,
     statusMessage: string,
     now: number,
+    awaitingUpstream = statusMessage,
   ): Promise<CancelOutcome | undefined> {
     const record = this.live(taskId, now)?.record;
     if (record?.principal !== principal) return undefined;
     if (!CANCEL_FROM.includes(record.status)) return { changed: false, task: structuredClone(record) };
+    if (record.upstreamTaskId !== undefined) {
+      // Backed by an upstream task: its mirror forwards the cancel and ends the record with the answer.
+      if (record.cancelRequested) return { changed: false, task: structuredClone(record) };
+      record.cancelRequested = true;
+      record.statusMessage = awaitingUpstream;
+      this.touch(record, record.status, now, true);
+      return { changed: true, task: structuredClone(record) };
+    }
     record.cancelRequested = true;
     record.statusMessage = statusMessage;
     this.touch(record, 'cancelled', now);
@@ -247,17 +255,18 @@ export class EmbeddedTaskStore implements TaskStore {
     return !waiting && RESUME_FROM.includes(record.status) ? 'working' : record.status;
   }
 
-  private touch(record: TaskRecord, status: TaskStatus, now: number): void {
+  private touch(record: TaskRecord, status: TaskStatus, now: number, cancelRequested = false): void {
     record.status = status;
     // Strictly increasing even for two changes within one millisecond, so it orders and dedupes changes.
     record.lastUpdatedAt = Math.max(now, record.lastUpdatedAt + 1);
-    this.publish(record);
+    this.publish(record, cancelRequested);
   }
 
   /** Announces the record's current state, after the calling operation has returned. */
-  private publish(record: TaskRecord): void {
+  private publish(record: TaskRecord, cancelRequested = false): void {
     const change: TaskChange = { taskId: record.taskId, status: record.status, lastUpdatedAt: record.lastUpdatedAt };
     if (record.sessionId !== undefined) change.sessionId = record.sessionId;
+    if (cancelRequested) change.cancelRequested = true;
     queueMicrotask(() => this.listeners.emit(change));
   }
 }

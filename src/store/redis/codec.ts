@@ -1,6 +1,5 @@
-import type { TaskRecord, TaskStatus } from '../../core/task.js';
-import { inRecordKeyOrder } from '../polled-task.js';
-import type { PolledTask, TaskOutcome } from '../task-store.js';
+import type { InputRequest, JsonRpcErrorObject, PolledTask, TaskRecord, TaskStatus } from '../../core/task.js';
+import type { TaskOutcome } from '../task-store.js';
 import { ANSWER_FIELD, INPUT_REQUEST_FIELD } from './keys.js';
 
 /**
@@ -52,9 +51,9 @@ export function encodeAnswer(answer: unknown): string {
 
 /** The fields a finish writes besides the status. */
 export function encodeOutcome(outcome: TaskOutcome): string[] {
-  return outcome.status === 'completed'
-    ? ['result', JSON.stringify(outcome.result)]
-    : ['error', JSON.stringify(outcome.error), 'statusMessage', outcome.statusMessage];
+  if (outcome.status === 'completed') return ['result', JSON.stringify(outcome.result)];
+  if (outcome.status === 'cancelled') return ['statusMessage', outcome.statusMessage];
+  return ['error', JSON.stringify(outcome.error), 'statusMessage', outcome.statusMessage];
 }
 
 /** The record in a hash (HGETALL as an object); `undefined` for a missing key. */
@@ -114,19 +113,19 @@ export function decodePolled(taskId: string, values: readonly (string | null)[],
     lastUpdatedAt: numberOf(values[4]),
     ttlMs: numberOf(values[5]),
     pollIntervalMs: numberOf(values[6]),
-    result: values[7] ?? undefined,
-    error: values[8] ?? undefined,
-    inputRequests: [],
+    result: jsonOf<Record<string, unknown>>(values[7]),
+    error: jsonOf<JsonRpcErrorObject>(values[8]),
+    inputRequests: {},
   };
 }
 
-/** The poll view in a whole hash (HGETALL as an object), with the outstanding requests as stored. */
+/** The poll view in a whole hash (HGETALL as an object), with the outstanding requests. */
 export function decodePolledHash(taskId: string, hash: Record<string, string>, principal: string): PolledTask | undefined {
   if (hash.principal !== principal) return undefined;
   const status = hash.status as TaskStatus;
-  const inputRequests: [string, string][] = [];
+  const inputRequests: [string, InputRequest][] = [];
   if (status === 'input_required') {
-    for (const field in hash) if (field.startsWith(INPUT_REQUEST_FIELD)) inputRequests.push([field.slice(INPUT_REQUEST_FIELD.length), hash[field]!]);
+    for (const field in hash) if (field.startsWith(INPUT_REQUEST_FIELD)) inputRequests.push([field.slice(INPUT_REQUEST_FIELD.length), JSON.parse(hash[field]!) as InputRequest]);
   }
   return {
     taskId,
@@ -136,9 +135,10 @@ export function decodePolledHash(taskId: string, hash: Record<string, string>, p
     lastUpdatedAt: numberOf(hash.lastUpdatedAt),
     ttlMs: numberOf(hash.ttlMs),
     pollIntervalMs: numberOf(hash.pollIntervalMs),
-    result: hash.result,
-    error: hash.error,
-    inputRequests: inRecordKeyOrder(inputRequests),
+    result: jsonOf<Record<string, unknown>>(hash.result),
+    error: jsonOf<JsonRpcErrorObject>(hash.error),
+    // fromEntries defines own properties, so an input key named `__proto__` stays a plain key.
+    inputRequests: Object.fromEntries(inputRequests),
   };
 }
 
@@ -147,6 +147,11 @@ export function hashOfFlat(flat: readonly string[]): Record<string, string> {
   const hash: Record<string, string> = Object.create(null) as Record<string, string>;
   for (let i = 0; i + 1 < flat.length; i += 2) hash[flat[i]!] = flat[i + 1]!;
   return hash;
+}
+
+/** As decodeEntries reads a JSON field: a missing one stays undefined. */
+function jsonOf<T>(value: string | null | undefined): T | undefined {
+  return value === null || value === undefined ? undefined : (JSON.parse(value) as T);
 }
 
 /** As decodeEntries reads a number field: a missing one stays undefined. */

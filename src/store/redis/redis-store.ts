@@ -1,6 +1,6 @@
 import { Cluster } from 'ioredis';
 import { InternalError } from '../../core/errors.js';
-import { isExpired, type InputRequest, type NewTask, type TaskRecord, type TaskStatus } from '../../core/task.js';
+import { isExpired, type InputRequest, type NewTask, type PolledTask, type TaskRecord, type TaskStatus } from '../../core/task.js';
 import { initialRecord } from '../initial-record.js';
 import { ListenerSet } from '../listeners.js';
 import type {
@@ -8,7 +8,6 @@ import type {
   CancelOutcome,
   HoldOutcome,
   OpenKind,
-  PolledTask,
   TaskOutcome,
   TaskStore,
 } from '../task-store.js';
@@ -205,13 +204,15 @@ export class RedisTaskStore implements TaskStore {
     principal: string,
     statusMessage: string,
     now: number,
+    awaitingUpstream = statusMessage,
   ): Promise<CancelOutcome | undefined> {
-    const args = [principal, statusList(CANCEL_FROM), 'cancelled', statusMessage];
+    const args = [principal, statusList(CANCEL_FROM), 'cancelled', statusMessage, awaitingUpstream];
     const reply = await this.run('cancel', taskId, now, args);
     if (reply === null) return undefined;
     const [changed, hash] = reply as [number, string[]];
-    if (changed === 1) this.releaseQuietly(principal, taskId);
-    return { changed: changed === 1, task: decodeFlatTask(hash)! };
+    const task = decodeFlatTask(hash)!;
+    if (changed === 1 && task.status === 'cancelled') this.releaseQuietly(principal, taskId);
+    return { changed: changed === 1, task };
   }
 
   async touchSession(

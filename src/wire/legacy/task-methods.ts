@@ -80,18 +80,25 @@ export class LegacyTaskMethods {
   }
 
   /**
-   * 2025-11-25: the task must be `cancelled` before we answer, and a terminal one is -32602.
-   * Dialect: the task as recorded after the request; a terminal one comes back as it is.
+   * 2025-11-25: the task must be `cancelled` before we answer, and a terminal one is -32602. A task
+   * an upstream task backs ends when the upstream answers the cancel (bounded by the cancel
+   * grace), so the answer waits for that end; if the upstream's task ended otherwise first, the
+   * cancel came too late: -32602 naming that status.
+   * Dialect: the task as recorded after the request (it may still read `running`: cancellation is
+   * cooperative); a terminal one comes back as it is.
    */
   async tasksCancel(session: SessionRecord, params: Record<string, unknown> | undefined, dialect: boolean): Promise<Record<string, unknown>> {
     const { taskId } = parseParams(TaskIdParams, params);
     await this.touch(session, taskId);
     const outcome = await this.deps.service.cancelTask(session.principal, taskId);
     if (dialect) return renderDialectTask(outcome.task);
-    if (!outcome.changed) {
-      throw new InvalidParamsError(`Cannot cancel task: already in terminal status '${renderMcpTask(outcome.task).status as string}'`);
+    if (isTerminal(outcome.task.status)) {
+      if (!outcome.changed) throw terminalAlready(outcome.task);
+      return renderMcpTask(outcome.task);
     }
-    return renderMcpTask(outcome.task);
+    const ended = await this.deps.service.cancelledTask(session.principal, taskId);
+    if (ended.status !== 'cancelled') throw terminalAlready(ended);
+    return renderMcpTask(ended);
   }
 
   /** This session's tasks, newest first, 100 a page; expired ones drop out. */
@@ -130,4 +137,8 @@ export class LegacyTaskMethods {
     ]);
     return task;
   }
+}
+
+function terminalAlready(task: TaskRecord): InvalidParamsError {
+  return new InvalidParamsError(`Cannot cancel task: already in terminal status '${renderMcpTask(task).status as string}'`);
 }

@@ -1,7 +1,6 @@
-import type { TaskRecord, TaskStatus } from '../../core/task.js';
+import type { PolledTask } from '../../core/task.js';
 import { FIELD_TABLE } from '../../mapping/fields.js';
 import { STATUS_TABLE } from '../../mapping/statuses.js';
-import type { PolledTask } from '../../store/task-store.js';
 import { isoTime } from './iso-time.js';
 
 const TTL = FIELD_TABLE.ttlMs.sep2663;
@@ -9,12 +8,10 @@ const POLL = FIELD_TABLE.pollIntervalMs.sep2663;
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 const TTL_KEY = JSON.stringify(TTL);
 const POLL_KEY = JSON.stringify(POLL);
-const RELATED_TASK_KEY = JSON.stringify(RELATED_TASK);
-/** A member whose key is an integer, at any depth (only the top level matters; deeper ones just take the slow path). */
-const INDEX_KEY = /[{,]"(?:0|[1-9]\d*)":/;
+const WORKING = JSON.stringify(STATUS_TABLE.working.sep2663);
 
 /** The `Task` fields every SEP-2663 task shape starts with. */
-function renderTask(task: TaskRecord): Record<string, unknown> {
+function renderTask(task: PolledTask): Record<string, unknown> {
   const out: Record<string, unknown> = {
     taskId: task.taskId,
     status: STATUS_TABLE[task.status].sep2663,
@@ -28,7 +25,7 @@ function renderTask(task: TaskRecord): Record<string, unknown> {
 }
 
 /** `DetailedTask`: the status variant with its required extra field (§9). */
-export function renderDetailedTask(task: TaskRecord): Record<string, unknown> {
+export function renderDetailedTask(task: PolledTask): Record<string, unknown> {
   const out = renderTask(task);
   switch (task.status) {
     case 'input_required':
@@ -52,37 +49,8 @@ export function renderDetailedTask(task: TaskRecord): Record<string, unknown> {
  * (our rule) whatever the record says by now, with none of the detailed fields. The same bytes as
  * `JSON.stringify(renderTask({ ...task, status: 'working' }))` without the copy.
  */
-export function createTaskMembers(task: TaskRecord): string {
-  return taskMembers(task, 'working');
-}
-
-/**
- * The members (no braces) of `JSON.stringify(renderDetailedTask(record))`, byte for byte, from a
- * poll: built as text, with the stored JSON spliced in rather than parsed and stringified again.
- * This relies on the store holding exactly what `JSON.stringify` wrote (src/store/redis/codec.ts),
- * which stringifies to itself once parsed.
- */
-export function detailedTaskMembers(task: PolledTask): string {
-  const out = taskMembers(task, task.status);
-  switch (task.status) {
-    case 'input_required': {
-      let requests = '';
-      for (const [key, request] of task.inputRequests) requests += `${requests ? ',' : ''}${JSON.stringify(key)}:${request}`;
-      return `${out},"inputRequests":{${requests}}`;
-    }
-    case 'completed':
-      return `${out},"result":${completeResult(task.result)}`;
-    case 'failed':
-      // A stored `null` reads as no error, as `task.error ?? …` does once parsed.
-      return `${out},"error":${task.error !== undefined && task.error !== 'null' ? task.error : JSON.stringify({ code: -32603, message: task.statusMessage ?? 'Task failed' })}`;
-    default:
-      return out;
-  }
-}
-
-/** The members of `renderTask`, as `JSON.stringify` writes them, with the given status. */
-function taskMembers(task: PolledTask | TaskRecord, status: TaskStatus): string {
-  let out = `"taskId":${JSON.stringify(task.taskId)},"status":${JSON.stringify(STATUS_TABLE[status].sep2663)}`;
+export function createTaskMembers(task: PolledTask): string {
+  let out = `"taskId":${JSON.stringify(task.taskId)},"status":${WORKING}`;
   if (task.statusMessage !== undefined) out += `,"statusMessage":${JSON.stringify(task.statusMessage)}`;
   out += `,"createdAt":"${isoTime(task.createdAt)}","lastUpdatedAt":"${isoTime(task.lastUpdatedAt)}"`;
   return out + numberMember(TTL_KEY, task.ttlMs) + numberMember(POLL_KEY, task.pollIntervalMs);
@@ -92,21 +60,6 @@ function taskMembers(task: PolledTask | TaskRecord, status: TaskStatus): string 
 function numberMember(key: string, value: number | undefined): string {
   if (value === undefined) return '';
   return `,${key}:${Number.isFinite(value) ? String(value) : 'null'}`;
-}
-
-
-/**
- * `{ resultType: 'complete', ...withoutRelatedTask(result) }` as JSON. The stored members follow
- * `resultType` unchanged unless the result has a resultType or related-task of its own, or an
- * integer-like key (which JSON.stringify puts before resultType). Text that only looks so (inside
- * a string) takes the parsing path too, which is always right.
- */
-function completeResult(stored: string | undefined): string {
-  if (stored === undefined || stored === '{}') return '{"resultType":"complete"}';
-  if (stored.charCodeAt(0) === 0x7b && !stored.includes('"resultType"') && !stored.includes(RELATED_TASK_KEY) && !INDEX_KEY.test(stored)) {
-    return `{"resultType":"complete",${stored.slice(1)}`;
-  }
-  return JSON.stringify({ resultType: 'complete', ...withoutRelatedTask((JSON.parse(stored) as Record<string, unknown> | null) ?? {}) });
 }
 
 function withoutRelatedTask(result: Record<string, unknown>): Record<string, unknown> {

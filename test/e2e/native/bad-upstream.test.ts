@@ -1,26 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useBadUpstreamStack } from '../../support/bad-upstream-stack.js';
 import type { StoreKind } from '../../support/e2e-stack.js';
-import { startRedis, type RedisServer } from '../../support/redis-server.js';
 import { Sep2663Client } from '../../support/sep2663-client.js';
-import { startShimProcess, type ShimProcess } from '../../support/shim-process.js';
-import { startBadTaskUpstream, type BadTaskUpstream } from '../../fixtures/bad-task-upstream.js';
 
 const STORES: StoreKind[] = ['redis', 'embedded'];
 const TERMINAL = ['completed', 'failed', 'cancelled'];
-let redis: RedisServer;
-let upstream: BadTaskUpstream;
-const shims = new Map<StoreKind, ShimProcess>();
-
-beforeAll(async () => {
-  [redis, upstream] = await Promise.all([startRedis(), startBadTaskUpstream()]);
-  for (const kind of STORES) shims.set(kind, await startShimProcess({ upstreamUrl: upstream.url, redisUrl: kind === 'redis' ? redis.url : undefined }));
-});
-
-afterAll(async () => {
-  await Promise.all([...shims.values()].map((shim) => shim.stop()));
-  await upstream.close();
-  await redis.stop();
-});
+const stack = useBadUpstreamStack(STORES);
 
 /** Each fault of the upstream, and the statusMessage the task must end failed with. */
 const FAULTS: Array<[string, RegExp]> = [
@@ -33,7 +18,7 @@ const FAULTS: Array<[string, RegExp]> = [
 
 describe.concurrent.each(STORES)('an upstream that gets its tasks wrong (%s store)', (store) => {
   it.each(FAULTS)('%s: the task ends failed, within bounds, naming the fault', async (tool, message) => {
-    const c = new Sep2663Client(shims.get(store)!.url);
+    const c = new Sep2663Client(stack.shim(store).url);
     const created = await c.createTask(tool);
     const done = await c.waitForStatus(created.taskId, TERMINAL, { timeoutMs: 20_000 });
     expect(done.status).toBe('failed');
@@ -42,7 +27,7 @@ describe.concurrent.each(STORES)('an upstream that gets its tasks wrong (%s stor
   });
 
   it('stays up: a plain request still answers after every fault', async () => {
-    const c = new Sep2663Client(shims.get(store)!.url);
+    const c = new Sep2663Client(stack.shim(store).url);
     const reply = await c.request('tools/list', {});
     expect(reply.body.result.tools.map((t: { name: string }) => t.name)).toContain('unknown_task');
   });

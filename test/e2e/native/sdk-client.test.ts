@@ -72,11 +72,12 @@ describe.each(STORES)('the official SDK client on the legacy wire, upstream task
       { method: 'tools/call', params: { name: 'native_work', arguments: { seconds: 30, label }, task: { ttl: 60_000 } } },
       CreateTaskResultSchema,
     );
-    const upstreamTask = async () => (await stack.stats()).tasks.find((t) => t.arguments?.label === label);
-    await pollUntil(upstreamTask, (t) => t?.status === 'working');
+    // The mirror runs once the upstream's progress shows in the task.
+    await pollUntil(() => client.experimental.tasks.getTask(created.task.taskId), (t) => (t.statusMessage ?? '').startsWith(`Working ${label}`));
     const cancelled = await client.experimental.tasks.cancelTask(created.task.taskId);
-    expect(cancelled.status).toBe('cancelled');
-    expect((await pollUntil(upstreamTask, (t) => t?.status === 'cancelled', { timeoutMs: 10_000 }))?.status).toBe('cancelled');
+    // The answer waits for the upstream's word: its task is cancelled by then.
+    expect(cancelled).toMatchObject({ status: 'cancelled', statusMessage: 'Cancelled by the client; the upstream confirmed.' });
+    expect((await stack.stats()).tasks.find((t) => t.arguments?.label === label)?.status).toBe('cancelled');
   });
 
   it('reports a failed upstream task as a failed task', async () => {

@@ -1,30 +1,22 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSdkPlainUpstream, type DemoUpstreamProcess } from '../../support/demo-upstream-process.js';
+import { launchChromium, type Chromium } from '../../support/chromium.js';
 import { dashboardJson, waitForDashboard } from '../../support/observe.js';
 import { Sep2663Client } from '../../support/sep2663-client.js';
 import { startShimProcess, type ShimProcess } from '../../support/shim-process.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
 let upstream: DemoUpstreamProcess;
 let shim: ShimProcess;
-let context: BrowserContext;
-let profile: string;
+let browser: Chromium;
 
 beforeAll(async () => {
   upstream = await spawnSdkPlainUpstream();
   shim = await startShimProcess({ upstreamUrl: upstream.url, policy: { default: 'auto', tools: { lookup: 'optional', ghost_tool: 'required' } } });
-  profile = mkdtempSync(join(tmpdir(), 'mts-chromium-'));
-  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu'], headless: true });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
-  await context?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
+  await browser?.close();
   await shim?.stop();
   upstream?.killGroup();
   await upstream?.exited;
@@ -42,7 +34,7 @@ describe('the time to end of a task of known duration on the dashboard', () => {
       expect(figure).toBeGreaterThanOrEqual(3_600);
       expect(figure).toBeLessThanOrEqual(5_000);
     }
-    const page = await context.newPage();
+    const page = await browser.context.newPage();
     await page.goto(`${shim.baseUrl}/dashboard?range=1h`);
     const cell = page.locator('#tasks-wire tbody tr[data-wire="sep2663"] td[data-label="p50 to end"]');
     await cell.waitFor();
@@ -52,28 +44,31 @@ describe('the time to end of a task of known duration on the dashboard', () => {
 });
 
 describe('the task policies on the dashboard', () => {
-  it('serves each upstream tool with its effective policy and source as JSON', async () => {
+  it('serves what the upstream speaks and each upstream tool with its effective policy, source and execution mode as JSON', async () => {
     const table = await dashboardJson(shim.baseUrl, 'policies');
     expect(table).toEqual({
+      upstream: { protocol: '2025-11-25', pinned: false, tasks: false, sep2663Tasks: false },
       upstreamDeclaresTasks: false,
       default: 'auto',
       tools: [
-        { tool: 'build_report', mode: 'auto', source: 'default', syncWindowMs: 1000, upstreamTaskSupport: 'forbidden' },
-        { tool: 'lookup', mode: 'optional', source: 'policy file', upstreamTaskSupport: 'forbidden' },
+        { tool: 'build_report', mode: 'auto', source: 'default', syncWindowMs: 1000, upstreamTaskSupport: 'forbidden', execution: 'shim' },
+        { tool: 'lookup', mode: 'optional', source: 'policy file', upstreamTaskSupport: 'forbidden', execution: 'shim' },
       ],
       unknownConfigured: ['ghost_tool'],
     });
   });
 
   it('shows the same table in the page, with the warning about the unknown policy entry', async () => {
-    const page = await context.newPage();
+    const page = await browser.context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     await page.goto(`${shim.baseUrl}/dashboard?range=1h`);
     await page.waitForSelector('#policies tbody tr[data-tool="lookup"]');
     const cells = (tool: string) => page.locator(`#policies tbody tr[data-tool="${tool}"] td`).allTextContents();
-    expect(await cells('build_report')).toEqual(['build_report', 'auto (1.00 s window)', 'default', 'forbidden']);
-    expect(await cells('lookup')).toEqual(['lookup', 'optional', 'policy file', 'forbidden']);
+    const shimRuns = "shim (a plain call run as the shim's task)";
+    expect(await cells('build_report')).toEqual(['build_report', 'auto (1.00 s window)', 'default', 'forbidden', shimRuns]);
+    expect(await cells('lookup')).toEqual(['lookup', 'optional', 'policy file', 'forbidden', shimRuns]);
+    expect(await page.textContent('#upstream-report')).toBe('Upstream protocol 2025-11-25 (discovered), no capabilities.tasks.');
     expect(await page.textContent('#policies-note')).toBe('The upstream declares no tasks: the policy file, else the default (auto), applies.');
     expect(await page.isVisible('#policies-warning')).toBe(true);
     expect(await page.textContent('#policies-warning')).toBe('The policy file names tools the upstream does not have: ghost_tool');

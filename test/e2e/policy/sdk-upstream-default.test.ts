@@ -37,8 +37,8 @@ describe('an official-SDK upstream without tasks, policy default auto', () => {
     expect(out).toMatch(/^ {2}version: {2}\d+\.\d+\.\d+/m);
     expect(out).toMatch(/^ {2}auth: {5}none$/m);
     expect(out).toContain('policies: 2 upstream tools; the upstream declares no tasks: the policy file, else the default (auto), applies');
-    expect(out).toMatch(/^ {4}build_report +auto \(1000 ms window\) +default \(upstream says forbidden\)$/m);
-    expect(out).toMatch(/^ {4}lookup +auto \(1000 ms window\) +default \(upstream says forbidden\)$/m);
+    expect(out).toMatch(/^ {4}build_report +auto \(1000 ms window\) +shim +default \(upstream says forbidden\)$/m);
+    expect(out).toMatch(/^ {4}lookup +auto \(1000 ms window\) +shim +default \(upstream says forbidden\)$/m);
     await pollUntil(async () => auto.stderr(), (err) => err.includes('ghost_tool'), { timeoutMs: 5_000, intervalMs: 50 });
     expect(auto.stderr()).toContain('WARNING: the policy file names tools the upstream does not have: ghost_tool');
   });
@@ -80,8 +80,8 @@ describe('an official-SDK upstream without tasks, policy default auto', () => {
 describe('the same upstream, policy default forbidden', () => {
   it('prints the default and the policy file as sources', async () => {
     const out = await startLines(forbidden, 'lookup');
-    expect(out).toMatch(/^ {4}build_report +forbidden +default \(upstream says forbidden\)$/m);
-    expect(out).toMatch(/^ {4}lookup +optional +policy file \(upstream says forbidden\)$/m);
+    expect(out).toMatch(/^ {4}build_report +forbidden +shim +default \(upstream says forbidden\)$/m);
+    expect(out).toMatch(/^ {4}lookup +optional +shim +policy file \(upstream says forbidden\)$/m);
     expect(forbidden.stderr()).not.toContain('WARNING: the policy file names');
   });
 
@@ -109,7 +109,7 @@ describe('an upstream that is down when the shim starts', () => {
       late = await spawnSdkPlainUpstream(['--port', String(port)]);
       const out = await startLines(shim, 'build_report');
       expect(out).toContain('mcp-tasks-shim: the upstream answers now');
-      expect(out).toMatch(/^ {4}build_report +auto \(1000 ms window\) +default/m);
+      expect(out).toMatch(/^ {4}build_report +auto \(1000 ms window\) +shim +default/m);
     } finally {
       await shim.stop();
       late?.killGroup();
@@ -125,7 +125,7 @@ describe('an official-SDK upstream that declares tasks', () => {
     try {
       const out = await startLines(shim, 'greet');
       expect(out).toContain('the upstream declares tasks: its taskSupport applies where the policy file names no tool');
-      expect(out).toMatch(/^ {4}greet +required +upstream$/m);
+      expect(out).toMatch(/^ {4}greet +required +native +upstream$/m);
       // required: a SEP-2663 client that did not opt in is refused, where auto would have answered.
       const refused = await new Sep2663Client(shim.url).request('tools/call', { name: 'greet', arguments: { name: 'x' } }, { tasks: false });
       expect(refused.body.error.code).toBe(-32021);

@@ -3,23 +3,9 @@ import type { TaskRecord } from '../../../src/core/task.js';
 import { META } from '../../../src/wire/sep2663/constants.js';
 import { taskFrame, taskFramePrefix } from '../../../src/wire/sep2663/listen-frame.js';
 import { renderDetailedTask } from '../../../src/wire/sep2663/render.js';
+import { taskRecord } from '../../support/task-record.js';
 
-const base: TaskRecord = {
-  taskId: 'T1234567890123456789012',
-  principal: 'alice',
-  origin: 'sep2663',
-  tool: 'slow_compute',
-  arguments: {},
-  status: 'working',
-  createdAt: 1_700_000_000_000,
-  lastUpdatedAt: 1_700_000_000_500,
-  ttlMs: 60_000,
-  pollIntervalMs: 1_000,
-  inputRequests: {},
-  inputResponses: {},
-  cancelRequested: false,
-  clientCapabilities: {},
-};
+const base: TaskRecord = taskRecord();
 
 const records: Record<string, TaskRecord> = {
   working: base,

@@ -14,6 +14,7 @@ import { json, type Reply } from '../../../src/wire/reply.js';
 import { ListenHub, type ListenHubOptions } from '../../../src/wire/sep2663/listen-hub.js';
 import { listen } from '../../../src/wire/sep2663/listen.js';
 import { writeReply } from '../../../src/http/write-reply.js';
+import { countSubscriptions } from '../../support/counted-subscriptions.js';
 import { startRedis, type RedisServer } from '../../support/redis-server.js';
 import { ListenStream, pollUntil, type Json } from '../../support/sep2663-client.js';
 import { newTask } from '../../support/new-task.js';
@@ -28,24 +29,16 @@ interface CountedFeed {
 }
 
 function counted(inner: TaskStore): CountedFeed {
-  let subscriptions = 0;
   let loads = 0;
-  const feed: TaskFeed = {
-    subscribe: (listener) => {
-      subscriptions++;
-      const unsubscribe = inner.subscribe(listener);
-      return () => {
-        subscriptions--;
-        unsubscribe();
-      };
-    },
+  const { source: feed, live } = countSubscriptions<TaskFeed>({
+    subscribe: (listener) => inner.subscribe(listener),
     findTask: (principal, taskId) => inner.get(taskId, principal),
     loadTask: (taskId) => {
       loads++;
       return inner.load(taskId);
     },
-  };
-  return { feed, subscriptions: () => subscriptions, loads: () => loads };
+  });
+  return { feed, subscriptions: live, loads: () => loads };
 }
 
 const noSlot: StreamSlot = { renew: () => undefined, release: () => undefined };

@@ -35,21 +35,22 @@ end
 
 -- Announces a change (a TaskChange, see src/store/task-store.ts). `at` is lastUpdatedAt as digits;
 -- the task's session, when it has one, rides along so that replicas route pushes without a read.
-local function publish(task, status, at)
+-- `extra` (optional) is more members of the change, as JSON text starting with a comma.
+local function publish(task, status, at, extra)
   local session = ''
   if task.session_id then
     session = ',"sessionId":' .. cjson.encode(task.session_id)
   end
   redis.call('PUBLISH', channel,
     '{"taskId":' .. cjson.encode(task_id) .. ',"status":' .. cjson.encode(status) .. ',"lastUpdatedAt":' .. at
-      .. session .. '}')
+      .. session .. (extra or '') .. '}')
 end
 
 -- Sets the status and lastUpdatedAt and announces the change. lastUpdatedAt strictly increases even
 -- for two changes within one millisecond, so that it orders changes. HSET keeps the key's TTL.
-local function touch(task, status)
+local function touch(task, status, extra)
   local at = string.format('%.0f', math.max(now, task.last_updated_at + 1))
   redis.call('HSET', key, 'status', status, 'lastUpdatedAt', at)
-  publish(task, status, at)
+  publish(task, status, at, extra)
 end
 
