@@ -10,10 +10,6 @@
  * from the `pathNot` of the error rule.
  */
 
-/** src/wire modules that still import HTTP writers (writeReply) instead of returning a Reply. */
-const WIRE_TO_HTTP_PENDING = ['^src/wire/sep2663/listen[.]ts$', '^src/wire/legacy/endpoint[.]ts$'];
-/** Modules outside the upstream gateway that still open their own upstream client. */
-const UPSTREAM_CLIENT_PENDING = ['^src/wire/legacy/passthrough[.]ts$'];
 
 /** Where an upstream client may be built: the gateway, the client helper (its own package), and the benchmarks' load generators. */
 const UPSTREAM_CLIENT_HOMES = ['^src/upstream/', '^packages/client/', '^bench/', '^test/'];
@@ -88,17 +84,11 @@ module.exports = {
     },
     {
       name: 'wire-writes-no-socket',
-      comment: 'An adapter returns a Reply; the HTTP edge writes it. Types from src/http (the Reply contract) are allowed.',
+      comment:
+        'An adapter returns a Reply; the HTTP edge writes it. The contract (WireRequest, Reply) lives in src/wire, so no adapter imports src/http at all (docs/decisions/0025-one-adapter-contract.md).',
       severity: 'error',
-      from: { path: '^src/wire/', pathNot: WIRE_TO_HTTP_PENDING },
-      to: { path: '^src/http/', dependencyTypesNot: TYPE_ONLY },
-    },
-    {
-      name: 'wire-writes-no-socket-pending',
-      comment: 'Known today: listen.ts and legacy/endpoint.ts call writeReply themselves. Flip to error once gone.',
-      severity: 'warn',
-      from: { path: WIRE_TO_HTTP_PENDING },
-      to: { path: '^src/http/', dependencyTypesNot: TYPE_ONLY },
+      from: { path: '^src/wire/' },
+      to: { path: '^src/http/' },
     },
     {
       name: 'cutover-before-adapters',
@@ -119,14 +109,7 @@ module.exports = {
       name: 'upstream-only-through-gateway',
       comment: 'The upstream is reached only through src/upstream: no other module builds an undici or MCP SDK client.',
       severity: 'error',
-      from: { pathNot: [...UPSTREAM_CLIENT_HOMES, ...UPSTREAM_CLIENT_PENDING] },
-      to: { path: UPSTREAM_CLIENTS },
-    },
-    {
-      name: 'upstream-only-through-gateway-pending',
-      comment: 'Known today: the legacy passthrough keeps its own undici pool. Flip to error once it uses the gateway.',
-      severity: 'warn',
-      from: { path: UPSTREAM_CLIENT_PENDING },
+      from: { pathNot: UPSTREAM_CLIENT_HOMES },
       to: { path: UPSTREAM_CLIENTS },
     },
     {

@@ -95,7 +95,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     return policyTable(tools, gateway.catalog.declaresTasks(), policies, { report, execution: (tool) => executionMode(report, tool) });
   };
   const cutover = new CutoverStage(new CutoverControls(config));
-  const streams = new OpenStreams({ maxStreamBytes: config.maxStreamBufferBytes, maxTotalBytes: config.maxStreamBufferTotalBytes });
+  const streams = new OpenStreams({ maxStreamBytes: config.maxStreamBufferBytes, maxTotalBytes: config.maxStreamBufferTotalBytes }, config.listenKeepAliveMs);
   // Before anything uses the store: task lifecycles are recorded at it (docs/dashboard.md).
   const observability = createObservability({
     config,

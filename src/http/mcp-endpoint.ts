@@ -2,22 +2,23 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InvalidRequestError, ParseError, ShimError } from '../core/errors.js';
 import { errorResponse, idOf, parseJson } from '../wire/jsonrpc/message.js';
 import { json, type Reply } from '../wire/reply.js';
-import type { Sep2663Handler } from '../wire/sep2663/handler.js';
+import type { WireAdapter, WireRequest } from '../wire/request.js';
 import type { Authenticator, AuthOutcome } from './auth/bearer.js';
 import { detectBodylessEra, detectEra } from './era.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
+import type { LegacyHooks, LegacyVisit } from './legacy-hooks.js';
+import type { OpenStreams } from './open-streams.js';
 import { BodyTooLargeError, readBody } from './read-body.js';
 import { writeReply } from './write-reply.js';
 
-/** Legacy-era requests (sessions, GET streams, DELETE); absent until that wire is configured. */
-export interface LegacyEndpoint {
-  /** Undefined when the request was handed on at once (a forwarded message): nothing to wait for. */
-  handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, json: unknown, principal: string): Promise<void> | undefined;
-}
-
 export interface McpEndpointOptions {
-  sep2663: Sep2663Handler;
-  legacy?: LegacyEndpoint;
+  sep2663: WireAdapter;
+  /** Legacy-era requests (sessions, GET streams, DELETE); absent until that wire is configured. */
+  legacy?: WireAdapter;
+  /** Where every SSE answer registers, and the bytes it may leave unsent. */
+  streams: OpenStreams;
+  /** Traffic recording of old-API requests (src/observe/wire-hooks.ts). */
+  legacyHooks?: LegacyHooks;
   authenticate: Authenticator;
   allowedOrigins: readonly string[];
   maxBodyBytes: number;
@@ -39,7 +40,7 @@ export interface McpEndpointOptions {
 export function createMcpEndpoint(options: McpEndpointOptions) {
   return async function handleMcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const reply = await route(req, res, options);
-    if (reply) await writeReply(res, reply);
+    if (reply) await writeReply(res, reply, options.streams);
   };
 }
 
@@ -58,12 +59,10 @@ async function route(req: IncomingMessage, res: ServerResponse, options: McpEndp
   const { principal } = outcome;
   if (req.method !== 'POST') {
     if (options.legacy && detectBodylessEra(req.headers) === 'legacy') {
+      req.resume();
       const refusal = refuse(req, res, undefined, principal, options);
-      if (refusal) {
-        req.resume();
-        return refusal;
-      }
-      await options.legacy.handle(req, res, undefined, undefined, principal);
+      if (refusal) return refusal;
+      await serveLegacy(options.legacy, req, res, undefined, undefined, principal, options);
       return undefined;
     }
     req.resume();
@@ -101,7 +100,7 @@ async function route(req: IncomingMessage, res: ServerResponse, options: McpEndp
     if (options.legacy) {
       const refusal = refuse(req, res, parsed, principal, options);
       if (refusal) return refusal;
-      const handled = options.legacy.handle(req, res, body, parsed, principal);
+      const handled = serveLegacy(options.legacy, req, res, body, parsed, principal, options);
       if (handled) await handled;
       return undefined;
     }
@@ -109,9 +108,40 @@ async function route(req: IncomingMessage, res: ServerResponse, options: McpEndp
   }
 
   const startedAt = performance.now();
-  const reply = await options.sep2663.handle({ headers: req.headers, body: parsed, principal, signal: closeSignal(res) });
+  const reply = await options.sep2663.handle(wireRequest(req, res, body, parsed, principal, undefined));
   options.observe?.(req, res, parsed, principal, reply, startedAt);
   return reply;
+}
+
+/**
+ * The legacy adapter's answer, written. A forward the adapter routes at once (the session read a
+ * moment ago) is relayed without a promise of the edge's own either: passthrough is a hot path.
+ */
+function serveLegacy(
+  adapter: WireAdapter,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Buffer | undefined,
+  parsed: unknown,
+  principal: string,
+  options: McpEndpointOptions,
+): Promise<void> | undefined {
+  const visit = options.legacyHooks?.begin(req, res, parsed, principal);
+  const reply = adapter.handle(wireRequest(req, res, body, parsed, principal, visit));
+  return reply instanceof Promise ? reply.then((answer) => deliver(res, answer, visit, options)) : deliver(res, reply, visit, options);
+}
+
+function deliver(res: ServerResponse, reply: Reply, visit: LegacyVisit | undefined, options: McpEndpointOptions): Promise<void> | undefined {
+  // The upstream's answers are recorded with the client's status once the response closed.
+  if (reply.kind !== 'relay') {
+    if (!('fromUpstream' in reply && reply.fromUpstream)) visit?.answered(reply);
+    else if (visit) res.once('close', () => visit.forwarded(res.statusCode));
+  }
+  return writeReply(res, reply, options.streams, visit);
+}
+
+function wireRequest(req: IncomingMessage, res: ServerResponse, rawBody: Buffer | undefined, body: unknown, principal: string, visit: LegacyVisit | undefined): WireRequest {
+  return { method: req.method ?? 'GET', headers: req.headers, rawHeaders: req.rawHeaders, body, rawBody, principal, signal: closeSignal(res), visit };
 }
 
 function refuse(req: IncomingMessage, res: ServerResponse, parsed: unknown, principal: string, options: McpEndpointOptions): Reply | undefined {

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { LimitExceededError } from '../core/errors.js';
+import type { SseOut } from '../wire/reply.js';
 
 /** Bytes an SSE stream may leave unsent in this process (docs/decisions/0018-stream-backpressure.md). */
 export interface StreamBudgetSettings {
@@ -58,7 +59,7 @@ export class StreamBudget {
 }
 
 /** One SSE response, written only through here. */
-export class BudgetedStream {
+export class BudgetedStream implements SseOut {
   private counted = 0;
   /** Unsent bytes at the last keep-alive while behind (-1: not behind then), to tell a stalled client from a slow one. */
   private atLastTick = -1;
@@ -80,6 +81,10 @@ export class BudgetedStream {
 
   get closed(): boolean {
     return this.ended || this.res.writableEnded || this.res.destroyed;
+  }
+
+  onClose(listener: () => void): void {
+    this.res.once('close', listener);
   }
 
   /** True while the client has not read what the last write left unsent. */

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { SessionRecord } from '../session/session-store.js';
-import type { LegacyHooks, LegacyVisit } from '../wire/legacy/hooks.js';
+import type { LegacyHooks, LegacyVisit } from '../http/legacy-hooks.js';
 import type { Reply } from '../wire/reply.js';
 import { META } from '../wire/sep2663/constants.js';
 import { outcomeOf, type ObservedWire, type Outcome, type Recorder } from './events.js';
@@ -72,7 +72,7 @@ class OldApiVisit implements LegacyVisit {
     try {
       const method = this.method();
       this.record(method, false, replyOutcome(reply), at, reply);
-      if (reply.kind === 'stream') this.res?.once('close', this.recorder.streamOpened(method === 'GET' ? 'legacy-get' : 'legacy-result'));
+      if (reply.kind === 'sse') this.res?.once('close', this.recorder.streamOpened(method === 'GET' ? 'legacy-get' : 'legacy-result'));
     } catch {
       // Recording never fails a request.
     }
@@ -138,7 +138,7 @@ export function observeSep2663(recorder: Recorder) {
         params,
         reply,
       });
-      if (reply.kind === 'stream') res.once('close', recorder.streamOpened('listen'));
+      if (reply.kind === 'sse') res.once('close', recorder.streamOpened('listen'));
     } catch {
       // Recording never fails a request.
     }
@@ -178,7 +178,7 @@ export function legacyWire(
 }
 
 function replyOutcome(reply: Reply): Outcome {
-  if (reply.kind === 'stream') return 'ok';
+  if (reply.kind === 'sse' || reply.kind === 'relay') return 'ok';
   if (reply.kind === 'empty' || reply.kind === 'json-text') return outcomeOf(undefined, reply.status);
   const error = (reply.body as { error?: { code?: unknown } } | undefined)?.error;
   return outcomeOf(typeof error?.code === 'number' ? error.code : undefined, reply.status);

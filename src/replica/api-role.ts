@@ -9,7 +9,6 @@ import { createMcpEndpoint, type McpEndpointOptions } from '../http/mcp-endpoint
 import type { OpenStreams } from '../http/open-streams.js';
 import type { Observability } from '../observe/observability.js';
 import { LegacyAdapter } from '../wire/legacy/endpoint.js';
-import { Passthrough } from '../wire/legacy/passthrough.js';
 import { SessionReaper } from '../wire/legacy/session-reaper.js';
 import { SessionlessUpstream } from '../wire/legacy/sessionless-upstream.js';
 import { Sep2663Handler } from '../wire/sep2663/handler.js';
@@ -36,7 +35,7 @@ export interface ApiRole {
   setAuthenticator(authenticate: Authenticator): void;
   /** The start of a shutdown: open streams end the way their wires ask, and the session sweep stops. */
   stopStreams(): void;
-  /** Closes the passthrough's upstream connections; after the listener closed, before the stores. */
+  /** Closes the gateway's HTTP client (the sessions' upstream connections); after the listener closed, before the stores. */
   close(): Promise<void>;
 }
 
@@ -62,11 +61,9 @@ export function startApiRole(options: ApiRoleOptions): ApiRole {
     upstream: gateway,
     serverInfo,
     instructions: 'Long-running tools may answer with a task handle; poll it with tasks/get.',
-    keepAliveMs: config.listenKeepAliveMs,
     maxListenTaskIds: config.maxListenTaskIds,
     streams,
   });
-  const passthrough = new Passthrough(config.upstreamUrl, config.upstreamHeaders, upstream.unreachable);
   // Legacy sessions in front of a 2026-07-28 upstream, which has none: translated through the gateway.
   const sessionless = new SessionlessUpstream({
     upstream: {
@@ -75,30 +72,25 @@ export function startApiRole(options: ApiRoleOptions): ApiRole {
       request: (method, params, schema, signal, timeoutMs) => gateway.request(method, params, schema, signal, timeoutMs),
       callTool: (name, args, options) => gateway.callTool(name, args, options),
     },
-    passthrough,
     serverInfo,
     timeoutMs: () => service.syncTimeoutMs,
   });
   const legacy = new LegacyAdapter({
     service,
     sessions: stores.sessions,
-    passthrough,
+    upstream: gateway.http,
     sessionless,
-    upstreamUrl: config.upstreamUrl,
-    upstreamHeaders: config.upstreamHeaders,
     serverInfo,
     sessionIdleTtlMs: config.sessionIdleTtlMs,
     retentionMs: config.maxTtlMs,
-    keepAliveMs: config.listenKeepAliveMs,
     streams,
-    hooks: observability.legacyHooks,
     onUpstreamUnreachable: upstream.unreachable,
   });
   // Lapsed sessions' upstream sessions are closed from whichever api replica sweeps first.
   const reaper = new SessionReaper({
     sessions: stores.sessions,
     service,
-    upstream: { upstreamUrl: config.upstreamUrl, upstreamHeaders: config.upstreamHeaders },
+    upstream: gateway.http,
     idleTtlMs: config.sessionIdleTtlMs,
   });
   reaper.start();
@@ -106,6 +98,8 @@ export function startApiRole(options: ApiRoleOptions): ApiRole {
   const endpoint: McpEndpointOptions = {
     sep2663,
     legacy,
+    streams,
+    legacyHooks: observability.legacyHooks,
     authenticate: options.authenticate,
     allowedOrigins: config.allowedOrigins,
     maxBodyBytes: config.maxBodyBytes,
@@ -122,6 +116,6 @@ export function startApiRole(options: ApiRoleOptions): ApiRole {
       reaper.stop();
       streams.endAll();
     },
-    close: () => passthrough.close(),
+    close: () => gateway.http.close(),
   };
 }

@@ -10,6 +10,7 @@ import {
   type UpstreamProtocolSetting,
   type UpstreamReport,
 } from './discovery.js';
+import { UpstreamHttp } from './http-client.js';
 import { UpstreamPool, type CallOptions, type UpstreamPoolOptions } from './pool.js';
 import type { SdkClientOptions } from './sdk-client.js';
 import { Sep2663UpstreamClient } from './sep2663-client.js';
@@ -34,13 +35,15 @@ const DISCOVER_TIMEOUT_MS = 5_000;
 const REQUEST_TIMEOUT_MS = 60_000;
 
 /**
- * The only door to the upstream for tool calls and tasks: the pooled SDK clients for plain calls
- * and translated requests, what the upstream speaks (learned once, or pinned), the upstream
- * sessions that run and mirror the upstream's own tasks (native execution), and the stateless
- * 2026-07-28 client that runs and mirrors a SEP-2663 upstream's tasks (SEP-2663 execution).
+ * The only door to the upstream: the pooled SDK clients for plain calls and translated requests,
+ * what the upstream speaks (learned once, or pinned), the upstream sessions that run and mirror
+ * the upstream's own tasks (native execution), the stateless 2026-07-28 client that runs and
+ * mirrors a SEP-2663 upstream's tasks (SEP-2663 execution), and one HTTP client for the legacy
+ * sessions' traffic (passthrough, initialize, GET streams, DELETE).
  */
 export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
   readonly pool: UpstreamPool;
+  readonly http: UpstreamHttp;
   readonly catalog: CachedToolCatalog;
   private readonly limits: MirrorLimits;
   private report: Promise<UpstreamReport> | undefined;
@@ -52,6 +55,7 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
 
   constructor(private readonly options: UpstreamGatewayOptions) {
     this.pool = new UpstreamPool(options);
+    this.http = new UpstreamHttp({ upstreamUrl: options.url, upstreamHeaders: options.headers, onUnreachable: options.onUnreachable });
     this.catalog = new CachedToolCatalog(
       () => this.listTools(),
       // A 2026-07-28 upstream decides per call, not per tool: no taskSupport of its is a decision.
@@ -223,7 +227,7 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
   async close(): Promise<void> {
     this.closed = true;
     await Promise.allSettled([...this.sessions].map((session) => session.close(false)));
-    await Promise.allSettled([this.pool.close(), this.modern.close()]);
+    await Promise.allSettled([this.pool.close(), this.modern.close(), this.http.close()]);
   }
 
   private async withSession<T>(sessionId: string | undefined, fn: (session: UpstreamTaskSession) => Promise<T>): Promise<T> {

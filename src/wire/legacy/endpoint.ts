@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   InternalError,
   InvalidParamsError,
@@ -10,19 +9,15 @@ import {
   UnavailableError,
 } from '../../core/errors.js';
 import type { SessionRecord } from '../../session/session-store.js';
-import type { LegacyEndpoint } from '../../http/mcp-endpoint.js';
 import { classify, errorResponse, idOf, resultResponse, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../jsonrpc/message.js';
-import { json, type Reply } from '../reply.js';
-import { writeReply } from '../../http/write-reply.js';
+import { json, type RelayReply, type Reply } from '../reply.js';
+import type { WireAdapter, WireRequest } from '../request.js';
 import { parsePushId } from './constants.js';
 import type { LegacyDeps } from './deps.js';
-import type { LegacyVisit } from './hooks.js';
 import { initialize } from './initialize.js';
-import type { ForwardRoute } from './passthrough.js';
 import { SessionCache } from './session-cache.js';
 import { rewriteToolsList } from './tools-list.js';
-import { deleteUpstreamSession } from './upstream-http.js';
-import { serveGetStream, serveResultStream } from './streams.js';
+import { getStream, resultStream } from './streams.js';
 import { LegacyTaskMethods, parseParams } from './task-methods.js';
 import { TaskIdParams } from '../task-id.js';
 import { MAX_TASK_ID_LENGTH, type StreamSlot } from '../../core/limits.js';
@@ -37,7 +32,7 @@ const DISPATCHED: ReadonlySet<string> = new Set([...TASK_METHODS, 'tools/call', 
  * transport. The shim owns the client's session; everything that is not a task reaches the
  * upstream unchanged in the upstream session it maps to.
  */
-export class LegacyAdapter implements LegacyEndpoint {
+export class LegacyAdapter implements WireAdapter {
   private readonly methods: LegacyTaskMethods;
   private readonly sessions: SessionCache;
 
@@ -47,61 +42,74 @@ export class LegacyAdapter implements LegacyEndpoint {
   }
 
   /**
-   * A forwarded message whose session this replica read a moment ago is routed without awaiting
-   * anything, so that the hop adds no promise of its own: only a Redis read or an answer the shim
-   * writes itself goes through `settle`.
+   * A forwarded message whose session this replica read a moment ago is answered without awaiting
+   * anything (the relay of the upstream's answer), so that the hop adds no promise of its own:
+   * only a Redis read or an answer the shim makes itself goes through `settle`.
    */
-  handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, parsed: unknown, principal: string): Promise<void> | undefined {
-    const visit = this.deps.hooks?.begin(req, res, parsed, principal);
+  handle(request: WireRequest): Reply | Promise<Reply> {
     let routed: Reply | Forward | Promise<Reply | Forward>;
     try {
-      routed = this.route(req, res, parsed, principal, visit);
+      routed = this.route(request);
     } catch (err) {
-      routed = unavailable(err, parsed);
+      routed = unavailable(err, request.body);
     }
-    return routed instanceof Promise ? this.settle(req, res, routed, body, parsed, visit) : this.deliver(req, res, routed, body, visit);
+    if (routed instanceof Promise) return this.settle(request, routed);
+    return routed instanceof Forward ? this.forward(request, routed) : routed;
   }
 
-  private async settle(req: IncomingMessage, res: ServerResponse, routing: Promise<Reply | Forward>, body: Buffer | undefined, parsed: unknown, visit: LegacyVisit | undefined): Promise<void> {
+  private async settle(request: WireRequest, routing: Promise<Reply | Forward>): Promise<Reply> {
     let routed: Reply | Forward;
     try {
       routed = await routing;
     } catch (err) {
-      routed = unavailable(err, parsed);
+      routed = unavailable(err, request.body);
     }
-    await this.deliver(req, res, routed, body, visit);
+    return routed instanceof Forward ? this.forward(request, routed) : routed;
   }
 
-  /** A forward is handed to the upstream at once; an answer of the shim's own is written. */
-  private deliver(req: IncomingMessage, res: ServerResponse, routed: Reply | Forward, body: Buffer | undefined, visit: LegacyVisit | undefined): Promise<void> | undefined {
-    if (routed instanceof Forward) {
-      // An upstream without sessions gets the message translated (sessionless-upstream.ts).
-      const translated = this.deps.sessionless?.forward(req, res, routed, body, visit);
-      if (translated) return translated;
-      this.deps.passthrough.forward(req, res, routed, body, visit);
-      return undefined;
-    }
-    visit?.answered(routed);
-    return writeReply(res, routed);
+  /**
+   * The upstream answers a forwarded message: the edge relays its answer as it comes. An upstream
+   * without sessions gets the message translated instead (sessionless-upstream.ts); once the
+   * upstream is known to keep sessions, the relay waits for nothing.
+   */
+  private forward(request: WireRequest, forward: Forward): Reply | Promise<Reply> {
+    const bridge = this.deps.sessionless;
+    if (!bridge || bridge.keepsSessions) return this.relay(request, forward);
+    return bridge.active().then((stateless) => (stateless ? bridge.serve(forward.clientSessionId, request.rawBody, request.signal()) : this.relay(request, forward)));
   }
 
-  private route(req: IncomingMessage, res: ServerResponse, parsed: unknown, principal: string, visit: LegacyVisit | undefined): Reply | Forward | Promise<Reply | Forward> {
-    if (req.method === 'POST') {
+  /** The upstream answers a forwarded message: the edge relays its answer as it comes. */
+  private relay(request: WireRequest, forward: Forward): RelayReply {
+    return {
+      kind: 'relay',
+      via: this.deps.upstream,
+      request: {
+        method: request.method,
+        rawHeaders: request.rawHeaders,
+        body: request.rawBody,
+        upstreamSessionId: forward.upstreamSessionId,
+        clientSessionId: forward.clientSessionId,
+      },
+      unreachable: upstreamUnreachable,
+    };
+  }
+
+  private route(request: WireRequest): Reply | Forward | Promise<Reply | Forward> {
+    if (request.method === 'POST') {
       let message;
       try {
-        message = classify(parsed);
+        message = classify(request.body);
       } catch (err) {
         return json(400, errorResponse(null, err as ShimError));
       }
       if (message.kind === 'request' && message.message.method === 'initialize') {
-        return initialize(this.deps, message.message, principal, res);
+        return initialize(this.deps, message.message, request.principal);
       }
       const forwardable = message.kind !== 'request' || !TASK_METHODS.has(message.message.method);
-      const session = this.session(req, principal, visit, forwardable);
+      const session = this.session(request, forwardable);
       return session instanceof Promise ? session.then((found) => this.routeMessage(found, message)) : this.routeMessage(session, message);
     }
-    req.resume();
-    return this.routeBodyless(req, principal, visit);
+    return this.routeBodyless(request);
   }
 
   private routeMessage(session: SessionRecord | Reply, message: JsonRpcMessage): Reply | Forward | Promise<Reply | Forward> {
@@ -116,15 +124,15 @@ export class LegacyAdapter implements LegacyEndpoint {
     }
   }
 
-  private async routeBodyless(req: IncomingMessage, principal: string, visit: LegacyVisit | undefined): Promise<Reply> {
-    const session = await this.session(req, principal, visit);
+  private async routeBodyless(request: WireRequest): Promise<Reply> {
+    const session = await this.session(request);
     if (!isSession(session)) return session;
-    if (req.method === 'GET') return this.get(req, session);
-    if (req.method === 'DELETE') {
+    if (request.method === 'GET') return this.get(request, session);
+    if (request.method === 'DELETE') {
       this.sessions.forget(session.sessionId);
       await this.deps.sessions.delete(session.sessionId);
       void this.deps.service.releaseSession(session.principal, session.sessionId).catch(() => undefined);
-      if (session.upstreamSessionId) void deleteUpstreamSession(this.deps, session.upstreamSessionId).catch(() => undefined);
+      if (session.upstreamSessionId) void this.deps.upstream.deleteSession(session.upstreamSessionId).catch(() => undefined);
       return { kind: 'empty', status: 200 };
     }
     return { kind: 'empty', status: 405, headers: { allow: 'GET, POST, DELETE' } };
@@ -134,24 +142,24 @@ export class LegacyAdapter implements LegacyEndpoint {
    * 400 without a session id, 404 for an unknown or foreign one (a session is its principal's).
    * A forwardable message takes the session from this replica's recent read, at once.
    */
-  private session(req: IncomingMessage, principal: string, visit: LegacyVisit | undefined, forwardable = false): SessionRecord | Reply | Promise<SessionRecord | Reply> {
-    const header = req.headers['mcp-session-id'];
+  private session(request: WireRequest, forwardable = false): SessionRecord | Reply | Promise<SessionRecord | Reply> {
+    const header = request.headers['mcp-session-id'];
     if (typeof header !== 'string' || header === '') {
       return json(400, errorResponse(null, new InvalidRequestError('Mcp-Session-Id header is required (initialize first)')));
     }
     const found = forwardable ? this.sessions.get(header) : this.sessions.read(header);
-    return found instanceof Promise ? found.then((session) => this.verify(req, principal, visit, session)) : this.verify(req, principal, visit, found);
+    return found instanceof Promise ? found.then((session) => this.verify(request, session)) : this.verify(request, found);
   }
 
-  private verify(req: IncomingMessage, principal: string, visit: LegacyVisit | undefined, session: SessionRecord | undefined): SessionRecord | Reply {
-    if (!session || session.principal !== principal) {
+  private verify(request: WireRequest, session: SessionRecord | undefined): SessionRecord | Reply {
+    if (!session || session.principal !== request.principal) {
       return json(404, errorResponse(null, new ShimError(-32001, 'Session not found')));
     }
-    const version = req.headers['mcp-protocol-version'];
+    const version = request.headers['mcp-protocol-version'];
     if (typeof version === 'string' && version !== session.protocolVersion) {
       return json(400, errorResponse(null, new InvalidRequestError(`MCP-Protocol-Version '${version}' does not match the session's '${session.protocolVersion}'`)));
     }
-    visit?.admitted(session);
+    request.visit?.admitted(session);
     return session;
   }
 
@@ -222,32 +230,29 @@ export class LegacyAdapter implements LegacyEndpoint {
   private async result(session: SessionRecord, request: JsonRpcRequest): Promise<Reply> {
     const { taskId } = parseParams(TaskIdParams, request.params);
     await this.methods.touch(session, taskId);
-    this.deps.streams.budget.admit();
+    this.deps.streams.admit();
     const slot = await this.deps.service.openStream(session.principal);
-    return { kind: 'stream', serve: (response) => serveResultStream(this.deps, session, response, taskId, request.id, slot) };
+    return { kind: 'sse', stream: resultStream(this.deps, session, taskId, request.id, slot) };
   }
 
-  private async get(req: IncomingMessage, session: SessionRecord): Promise<Reply> {
-    const lastEventId = req.headers['last-event-id'];
+  private async get(request: WireRequest, session: SessionRecord): Promise<Reply> {
+    const lastEventId = request.headers['last-event-id'];
     // An id we never issued (or whose log expired) has nothing to replay: a fresh stream then.
     const log = typeof lastEventId === 'string' && lastEventId !== '' ? await this.deps.sessions.eventsAfter(session.sessionId, lastEventId) : undefined;
     let slot: StreamSlot;
     try {
-      this.deps.streams.budget.admit();
+      this.deps.streams.admit();
       slot = await this.deps.service.openStream(session.principal);
     } catch (err) {
       if (err instanceof LimitExceededError) return json(429, errorResponse(null, err));
       throw err;
     }
-    if (!log) return { kind: 'stream', serve: (response) => serveGetStream(this.deps, session, response, slot) };
+    if (!log) return { kind: 'sse', stream: getStream(this.deps, session, slot) };
     const resume = { streamId: log.streamId, events: log.events };
     const meta = log.meta;
     return {
-      kind: 'stream',
-      serve: (response) =>
-        meta.kind === 'result'
-          ? serveResultStream(this.deps, session, response, meta.taskId, meta.requestId, slot, resume)
-          : serveGetStream(this.deps, session, response, slot, resume),
+      kind: 'sse',
+      stream: meta.kind === 'result' ? resultStream(this.deps, session, meta.taskId, meta.requestId, slot, resume) : getStream(this.deps, session, slot, resume),
     };
   }
 
@@ -268,7 +273,7 @@ export class LegacyAdapter implements LegacyEndpoint {
 }
 
 /** A message the upstream answers, within the session it maps to. */
-class Forward implements ForwardRoute {
+class Forward {
   readonly clientSessionId: string;
   readonly upstreamSessionId: string | undefined;
 
@@ -288,6 +293,11 @@ function isSession(value: SessionRecord | Reply): value is SessionRecord {
 function stripMeta(result: Record<string, unknown>): Record<string, unknown> {
   const { _meta: _dropped, ...rest } = result;
   return rest;
+}
+
+/** The legacy wire's answer when a forwarded message cannot reach the upstream (sent with HTTP 502). */
+export function upstreamUnreachable(err: Error): unknown {
+  return errorResponse(null, new InternalError(`Upstream unreachable: ${err.message}`));
 }
 
 /**

@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'node:http';
 import { InternalError, InvalidParamsError, LimitExceededError } from '../../core/errors.js';
 import { newOpaqueId } from '../../core/ids.js';
 import { errorResponse, resultResponse, type JsonRpcRequest } from '../jsonrpc/message.js';
@@ -15,7 +14,7 @@ import { askUpstream } from './sessionless-upstream.js';
  * the upstream's. The principal's session count is checked
  * before the upstream hears of it.
  */
-export async function initialize(deps: LegacyDeps, request: JsonRpcRequest, principal: string, res: ServerResponse): Promise<Reply> {
+export async function initialize(deps: LegacyDeps, request: JsonRpcRequest, principal: string): Promise<Reply> {
   const params = request.params ?? {};
   if (typeof params.protocolVersion !== 'string' || typeof params.capabilities !== 'object' || params.capabilities === null) {
     return json(200, errorResponse(request.id, new InvalidParamsError('initialize needs protocolVersion, capabilities and clientInfo')));
@@ -37,8 +36,7 @@ export async function initialize(deps: LegacyDeps, request: JsonRpcRequest, prin
     release();
     throw err;
   }
-  if (opened.created) res.setHeader('mcp-session-id', sessionId);
-  else release();
+  if (!opened.created) release();
   return opened.reply;
 }
 
@@ -77,5 +75,5 @@ async function openSession(deps: LegacyDeps, request: JsonRpcRequest, principal:
     },
     deps.sessionIdleTtlMs,
   );
-  return { reply: json(200, resultResponse(request.id, { ...result, capabilities })), created: true };
+  return { reply: json(200, resultResponse(request.id, { ...result, capabilities }), { 'mcp-session-id': sessionId }), created: true };
 }

@@ -1,12 +1,13 @@
 import type { TaskService } from '../../core/task-service.js';
 import type { DueSession, SessionStore } from '../../session/session-store.js';
-import { deleteUpstreamSession, type UpstreamTarget } from './upstream-http.js';
+import type { UpstreamHttp } from '../../upstream/http-client.js';
 
 export interface SessionReaperOptions {
   sessions: SessionStore;
   /** Where a session's place in its principal's count is renewed and released. */
   service: Pick<TaskService, 'renewSession' | 'releaseSession'>;
-  upstream: UpstreamTarget;
+  /** Closes the upstream sessions of lapsed ones. */
+  upstream: Pick<UpstreamHttp, 'deleteSession'>;
   /** How long a session lives without a request. */
   idleTtlMs: number;
 }
@@ -71,7 +72,7 @@ export class SessionReaper {
   private async cleanUp(session: DueSession): Promise<void> {
     await Promise.allSettled([
       this.options.service.releaseSession(session.principal, session.sessionId),
-      session.upstreamSessionId ? deleteUpstreamSession(this.options.upstream, session.upstreamSessionId) : undefined,
+      session.upstreamSessionId ? this.options.upstream.deleteSession(session.upstreamSessionId) : undefined,
     ]);
   }
 }

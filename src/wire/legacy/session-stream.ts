@@ -1,44 +1,29 @@
-import type { ServerResponse } from 'node:http';
-import type { BudgetedStream, StreamBudget } from '../../http/stream-budget.js';
 import type { SessionStore, StreamEvent, StreamMeta } from '../../session/session-store.js';
+import type { SseOut } from '../reply.js';
 
 /**
  * One SSE stream of a legacy session. Every event gets a shim-assigned id and goes into the
  * session's shared log first, so a client may resume it with `Last-Event-ID` on any replica.
  * Writes are serialised: the log order is the wire order. Every write goes through the replica's
- * stream budget and waits for the client to read the one before: a client that stops reading
- * loses the connection, not an event, since it resumes from the log.
+ * stream budget (the edge's SseOut) and waits for the client to read the one before: a client
+ * that stops reading loses the connection, not an event, since it resumes from the log.
  */
 export class SessionStream {
   private chain: Promise<void> = Promise.resolve();
-  private ended = false;
-  private readonly out: BudgetedStream;
 
   constructor(
-    private readonly res: ServerResponse,
-    budget: StreamBudget,
+    private readonly out: SseOut,
     private readonly sessions: SessionStore,
     readonly sessionId: string,
     readonly streamId: string,
-  ) {
-    res.once('close', () => {
-      this.ended = true;
-    });
-    this.out = budget.track(res);
-  }
+  ) {}
 
   get closed(): boolean {
-    return this.ended || this.res.writableEnded || this.res.destroyed;
+    return this.out.closed;
   }
 
-  /** Sends the headers and, for a new stream, registers it and writes a priming event. */
-  async open(meta: StreamMeta | undefined, retentionMs: number, extraHeaders: Record<string, string> = {}): Promise<void> {
-    this.res.writeHead(200, {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-cache, no-transform',
-      'x-accel-buffering': 'no',
-      ...extraHeaders,
-    });
+  /** For a new stream (no resumption), registers it and writes a priming event. */
+  async open(meta: StreamMeta | undefined, retentionMs: number): Promise<void> {
     if (meta) {
       await this.sessions.openStream(this.sessionId, this.streamId, meta, retentionMs);
       await this.write('');
@@ -59,11 +44,6 @@ export class SessionStream {
       this.raw(event.eventId, event.data);
       if (this.out.behind && !(await this.out.drained())) return;
     }
-  }
-
-  /** The keep-alive tick; false once the stream is closed (a client that stopped reading is cut here). */
-  keepAlive(): boolean {
-    return this.out.keepAlive();
   }
 
   /** Ends the stream after everything queued before this call is written. */

@@ -1,14 +1,11 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { ErrorCode, InternalError, InvalidParamsError, ShimError, UpstreamProtocolError } from '../../core/errors.js';
-import { writeReply } from '../../http/write-reply.js';
 import { classify, errorResponse, isRecord, resultResponse, type JsonRpcId, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../jsonrpc/message.js';
-import { json } from '../reply.js';
+import type { UpstreamAnswer, UpstreamHttp } from '../../upstream/http-client.js';
+import type { Reply } from '../reply.js';
 import { META } from '../sep2663/constants.js';
 import { TRANSLATED } from '../translated-methods.js';
 import { LEGACY_PROTOCOL_VERSION } from './constants.js';
-import type { ForwardObserver, ForwardRoute } from './passthrough.js';
-import { postUpstream, type UpstreamAnswer, type UpstreamTarget } from './upstream-http.js';
 
 /** What the bridge needs of the upstream gateway (src/upstream/gateway.ts), the only door to the upstream. */
 export interface StatelessUpstream {
@@ -22,14 +19,8 @@ export interface StatelessUpstream {
   callTool(name: string, args: Record<string, unknown>, options: { timeoutMs: number; signal: AbortSignal }): Promise<Record<string, unknown>>;
 }
 
-/** Where a message goes when the upstream does keep sessions (src/wire/legacy/passthrough.ts). */
-export interface SessionPassthrough {
-  forward(req: IncomingMessage, res: ServerResponse, session: ForwardRoute, body?: Buffer, observer?: ForwardObserver): void;
-}
-
 export interface SessionlessOptions {
   upstream: StatelessUpstream;
-  passthrough: SessionPassthrough;
   /** The shim's own name, for an `initialize` whose upstream names no serverInfo of its own. */
   serverInfo: { name: string; version: string };
   /** The longest a translated request (a plain tools/call carried through its task) may run. */
@@ -95,18 +86,9 @@ export class SessionlessUpstream {
     return protocol === '2026-07-28';
   }
 
-  /**
-   * A message the legacy adapter would forward. Undefined when the upstream keeps sessions (the
-   * caller forwards it at once, paying for nothing here); otherwise this module answers it, or
-   * hands it to the passthrough once the protocol turns out to be the session one.
-   */
-  forward(req: IncomingMessage, res: ServerResponse, route: ForwardRoute, body: Buffer | undefined, observer?: ForwardObserver): Promise<void> | undefined {
-    if (this.stateless === false) return undefined;
-    return this.active().then((stateless) => {
-      if (stateless) return this.serve(res, route, body, observer);
-      this.options.passthrough.forward(req, res, route, body, observer);
-      return undefined;
-    });
+  /** Known to keep sessions: the legacy adapter relays a forwarded message at once, paying for nothing here. */
+  get keepsSessions(): boolean {
+    return this.stateless === false;
   }
 
   /** The upstream's answer to one request, as the JSON-RPC response under the client's id; never throws. */
@@ -118,34 +100,35 @@ export class SessionlessUpstream {
     }
   }
 
-  private async serve(res: ServerResponse, route: ForwardRoute, body: Buffer | undefined, observer?: ForwardObserver): Promise<void> {
-    // The upstream answers translated requests, as it answered forwarded ones: the same record.
-    res.once('close', () => observer?.forwarded(res.statusCode));
+  /**
+   * A message the legacy adapter would forward, answered through the gateway instead. The answer
+   * is the upstream's, carried by the shim (`fromUpstream`: recorded as passthrough); `clientGone`
+   * aborts the translated request.
+   */
+  async serve(clientSessionId: string, body: Buffer | undefined, clientGone: AbortSignal): Promise<Reply> {
     const message = readMessage(body);
     if (message?.kind !== 'request') {
-      if (message?.kind === 'notification' && message.message.method === 'notifications/cancelled') this.cancel(route, message.message.params?.requestId);
-      return writeReply(res, { kind: 'empty', status: 202 });
+      if (message?.kind === 'notification' && message.message.method === 'notifications/cancelled') this.cancel(clientSessionId, message.message.params?.requestId);
+      return { kind: 'empty', status: 202, fromUpstream: true };
     }
     const request = message.message;
-    const key = runningKey(route, request.id);
+    const key = runningKey(clientSessionId, request.id);
     const stop = new AbortController();
-    const gone = (): void => {
-      if (!res.writableFinished) stop.abort();
-    };
+    const gone = (): void => stop.abort();
     // A second request under an id still running is the client's mistake: the first keeps its own abort.
     const tracked = !this.running.has(key);
     if (tracked) this.running.set(key, stop);
-    res.once('close', gone);
+    clientGone.addEventListener('abort', gone, { once: true });
     try {
-      await writeReply(res, json(200, await this.answer(request, stop.signal)));
+      return { kind: 'json', status: 200, body: await this.answer(request, stop.signal), fromUpstream: true };
     } finally {
-      res.off('close', gone);
+      clientGone.removeEventListener('abort', gone);
       if (tracked) this.running.delete(key);
     }
   }
 
-  private cancel(route: ForwardRoute, requestId: unknown): void {
-    if (typeof requestId === 'string' || typeof requestId === 'number') this.running.get(runningKey(route, requestId))?.abort();
+  private cancel(clientSessionId: string, requestId: unknown): void {
+    if (typeof requestId === 'string' || typeof requestId === 'number') this.running.get(runningKey(clientSessionId, requestId))?.abort();
   }
 
   private async result(request: JsonRpcRequest, signal: AbortSignal): Promise<Record<string, unknown>> {
@@ -198,13 +181,13 @@ export class SessionlessUpstream {
  * upstream session.
  */
 export async function askUpstream(
-  deps: UpstreamTarget & { sessionless?: SessionlessUpstream },
+  deps: { upstream: Pick<UpstreamHttp, 'post'>; sessionless?: SessionlessUpstream },
   request: JsonRpcRequest,
   headers: Record<string, string>,
 ): Promise<UpstreamAnswer> {
   const bridge = deps.sessionless;
   if (bridge && (await bridge.active())) return { status: 200, response: await bridge.answer(request) };
-  return postUpstream(deps, request, headers);
+  return deps.upstream.post(request, headers);
 }
 
 function readMessage(body: Buffer | undefined): JsonRpcMessage | undefined {
@@ -217,8 +200,8 @@ function readMessage(body: Buffer | undefined): JsonRpcMessage | undefined {
   }
 }
 
-function runningKey(route: ForwardRoute, id: JsonRpcId): string {
-  return `${route.clientSessionId ?? ''}\n${typeof id}:${id}`;
+function runningKey(clientSessionId: string, id: JsonRpcId): string {
+  return `${clientSessionId}\n${typeof id}:${id}`;
 }
 
 /**

@@ -1,48 +1,33 @@
-import type { ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { StreamSlot } from '../../core/limits.js';
 import type { TaskRecord } from '../../core/task.js';
 import type { SessionRecord, StreamEvent } from '../../session/session-store.js';
 import type { JsonRpcId } from '../jsonrpc/message.js';
+import type { SseOut, SseStream } from '../reply.js';
 import type { LegacyDeps } from './deps.js';
 import { PushFeed } from './push-feed.js';
 import { renderTaskResult } from './render.js';
 import { SessionStream } from './session-stream.js';
-import { relayUpstreamStream } from './upstream-relay.js';
 
 /** How long a stream's marks live without renewal: a replica that died releases them this way. */
 const HOLD_MS = 30_000;
 
+/** Runs `cleanup` once the stream closes, or at once if it has closed already. */
+function whenClosed(out: SseOut, cleanup: () => void): void {
+  if (out.closed) cleanup();
+  else out.onClose(cleanup);
+}
+
 /** Keeps the stream marked open in the shared store while it is, and unmarks it when it closes. */
-function markOpen(deps: LegacyDeps, session: SessionRecord, stream: SessionStream, res: ServerResponse): void {
+function markOpen(deps: LegacyDeps, session: SessionRecord, stream: SessionStream, out: SseOut): void {
   const renew = (): void => {
     void deps.sessions.keepStreamOpen(session.sessionId, stream.streamId, HOLD_MS).catch(() => undefined);
   };
   const timer = setInterval(renew, HOLD_MS / 3);
-  res.once('close', () => {
+  whenClosed(out, () => {
     clearInterval(timer);
     void deps.sessions.closeStream(session.sessionId, stream.streamId).catch(() => undefined);
   });
-}
-
-/**
- * A shutdown ends the stream cleanly, after what is queued on it: the client resumes it with
- * `Last-Event-ID` on another replica, from the shared log.
- */
-function endOnShutdown(deps: LegacyDeps, stream: SessionStream, res: ServerResponse): void {
-  const unregister = deps.streams.add(() => void stream.end());
-  res.once('close', unregister);
-}
-
-/**
- * Keep-alive comments from the moment the headers are out, so that a client that stops reading
- * during a replay is noticed too (src/http/stream-budget.ts); each tick renews the stream's slot.
- */
-function keepAlive(deps: LegacyDeps, stream: SessionStream, res: ServerResponse, slot: StreamSlot): void {
-  const timer = setInterval(() => {
-    if (stream.keepAlive()) slot.renew();
-  }, deps.keepAliveMs);
-  res.once('close', () => clearInterval(timer));
 }
 
 /** A stream resumed with `Last-Event-ID`: its id and the logged events the client missed. */
@@ -57,95 +42,102 @@ function newStreamId(prefix: 'g' | 'r'): string {
 }
 
 /**
+ * A legacy session's stream as the HTTP edge drives it (src/http/sse.ts: keep-alive, slot,
+ * budget). A shutdown ends it cleanly, after what is queued on it: the client resumes it with
+ * `Last-Event-ID` on another replica, from the shared log.
+ */
+function sessionStream(deps: LegacyDeps, session: SessionRecord, slot: StreamSlot, streamId: string, run: (stream: SessionStream, out: SseOut) => Promise<void>): SseStream {
+  let stream: SessionStream | undefined;
+  return {
+    slot,
+    run: (out) => {
+      stream = new SessionStream(out, deps.sessions, session.sessionId, streamId);
+      return run(stream, out);
+    },
+    shutdown: () => void stream?.end(),
+  };
+}
+
+/**
  * The standalone GET stream: the shim's pushes for this session's tasks, and the upstream's own
  * GET stream for this session, merged under the shim's event ids.
  */
-export async function serveGetStream(
-  deps: LegacyDeps,
-  session: SessionRecord,
-  res: ServerResponse,
-  slot: StreamSlot,
-  resume?: Resumption,
-): Promise<void> {
-  res.once('close', () => slot.release());
-  const stream = new SessionStream(res, deps.streams.budget, deps.sessions, session.sessionId, resume?.streamId ?? newStreamId('g'));
-  await stream.open(resume ? undefined : { kind: 'get' }, deps.retentionMs);
-  keepAlive(deps, stream, res, slot);
-  if (resume) await stream.replay(resume.events);
-  if (stream.closed) return;
-  await deps.sessions.keepStreamOpen(session.sessionId, stream.streamId, HOLD_MS);
-  markOpen(deps, session, stream, res);
-  const feed = new PushFeed({
-    tasks: deps.service,
-    sessions: deps.sessions,
-    session,
-    stream,
-    scope: { kind: 'get' },
-    statusNotifications: !session.usesTasksCreate,
-    retentionMs: deps.retentionMs,
+export function getStream(deps: LegacyDeps, session: SessionRecord, slot: StreamSlot, resume?: Resumption): SseStream {
+  return sessionStream(deps, session, slot, resume?.streamId ?? newStreamId('g'), async (stream, out) => {
+    await stream.open(resume ? undefined : { kind: 'get' }, deps.retentionMs);
+    if (resume) await stream.replay(resume.events);
+    if (stream.closed) return;
+    await deps.sessions.keepStreamOpen(session.sessionId, stream.streamId, HOLD_MS);
+    markOpen(deps, session, stream, out);
+    const feed = new PushFeed({
+      tasks: deps.service,
+      sessions: deps.sessions,
+      session,
+      stream,
+      scope: { kind: 'get' },
+      statusNotifications: !session.usesTasksCreate,
+      retentionMs: deps.retentionMs,
+    });
+    // The upstream's own messages for this session, under the shim's event ids.
+    const stopRelay = session.upstreamSessionId ? deps.upstream.openStream(session.upstreamSessionId, (message) => stream.send(message)) : undefined;
+    whenClosed(out, () => {
+      feed.stop();
+      stopRelay?.();
+    });
+    await feed.start();
   });
-  const stopRelay = relayUpstreamStream(deps, session.upstreamSessionId, stream);
-  endOnShutdown(deps, stream, res);
-  res.once('close', () => {
-    feed.stop();
-    stopRelay();
-  });
-  await feed.start();
 }
 
 /**
  * `tasks/result` (2025-11-25 §6, our rule: always SSE): the task's side-channel requests and
  * status notifications travel here while it runs; the original result or error ends it.
  */
-export async function serveResultStream(
+export function resultStream(
   deps: LegacyDeps,
   session: SessionRecord,
-  res: ServerResponse,
   taskId: string,
   requestId: JsonRpcId,
   slot: StreamSlot,
   resume?: Resumption,
-): Promise<void> {
-  res.once('close', () => slot.release());
-  const stream = new SessionStream(res, deps.streams.budget, deps.sessions, session.sessionId, resume?.streamId ?? newStreamId('r'));
-  await stream.open(resume ? undefined : { kind: 'result', taskId, requestId: requestId as string | number }, deps.retentionMs);
-  keepAlive(deps, stream, res, slot);
-  if (resume) await stream.replay(resume.events);
-  if (stream.closed) return;
-  await Promise.all([
-    deps.sessions.holdResultStream(taskId, stream.streamId, HOLD_MS),
-    deps.sessions.keepStreamOpen(session.sessionId, stream.streamId, HOLD_MS),
-  ]);
-  markOpen(deps, session, stream, res);
-  const renew = setInterval(() => {
-    void deps.sessions.holdResultStream(taskId, stream.streamId, HOLD_MS).catch(() => undefined);
-  }, HOLD_MS / 3);
-  endOnShutdown(deps, stream, res);
-  let finished = false;
-  const cleanup = (): void => {
-    clearInterval(renew);
-    feed.stop();
-    void deps.sessions.releaseResultStream(taskId, stream.streamId).catch(() => undefined);
-  };
-  const onTerminal = (task: TaskRecord): void => {
-    if (finished) return;
-    finished = true;
-    const answer = renderTaskResult(task);
-    void stream
-      .send({ jsonrpc: '2.0', id: requestId, ...answer })
-      .then(() => stream.end())
-      .finally(cleanup);
-  };
-  const feed = new PushFeed({
-    tasks: deps.service,
-    sessions: deps.sessions,
-    session,
-    stream,
-    scope: { kind: 'result', taskId },
-    statusNotifications: !session.usesTasksCreate,
-    retentionMs: deps.retentionMs,
-    onTerminal,
+): SseStream {
+  return sessionStream(deps, session, slot, resume?.streamId ?? newStreamId('r'), async (stream, out) => {
+    await stream.open(resume ? undefined : { kind: 'result', taskId, requestId: requestId as string | number }, deps.retentionMs);
+    if (resume) await stream.replay(resume.events);
+    if (stream.closed) return;
+    await Promise.all([
+      deps.sessions.holdResultStream(taskId, stream.streamId, HOLD_MS),
+      deps.sessions.keepStreamOpen(session.sessionId, stream.streamId, HOLD_MS),
+    ]);
+    markOpen(deps, session, stream, out);
+    const renew = setInterval(() => {
+      void deps.sessions.holdResultStream(taskId, stream.streamId, HOLD_MS).catch(() => undefined);
+    }, HOLD_MS / 3);
+    let finished = false;
+    const cleanup = (): void => {
+      clearInterval(renew);
+      feed.stop();
+      void deps.sessions.releaseResultStream(taskId, stream.streamId).catch(() => undefined);
+    };
+    const onTerminal = (task: TaskRecord): void => {
+      if (finished) return;
+      finished = true;
+      const answer = renderTaskResult(task);
+      void stream
+        .send({ jsonrpc: '2.0', id: requestId, ...answer })
+        .then(() => stream.end())
+        .finally(cleanup);
+    };
+    const feed = new PushFeed({
+      tasks: deps.service,
+      sessions: deps.sessions,
+      session,
+      stream,
+      scope: { kind: 'result', taskId },
+      statusNotifications: !session.usesTasksCreate,
+      retentionMs: deps.retentionMs,
+      onTerminal,
+    });
+    whenClosed(out, cleanup);
+    await feed.start();
   });
-  res.once('close', cleanup);
-  await feed.start();
 }

@@ -1,4 +1,3 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import type { z } from 'zod';
 import {
   ErrorCode,
@@ -14,14 +13,14 @@ import {
 import type { ToolCatalog } from '../../core/ports.js';
 import type { CallContext } from '../../core/call.js';
 import type { TaskService } from '../../core/task-service.js';
-import type { OpenStreams } from '../../http/open-streams.js';
 import { TRANSLATED, type TranslatedRoute } from '../translated-methods.js';
 import { classify, errorResponse, idOf, resultResponse, type JsonRpcId, type JsonRpcRequest } from '../jsonrpc/message.js';
-import { json, type Reply } from '../reply.js';
+import { json, type Reply, type StreamAdmission } from '../reply.js';
+import type { WireAdapter, WireRequest } from '../request.js';
 import { DISCOVER_VERSIONS, META, SUPPORTED_VERSIONS, TASKS_CAPABILITY, TASKS_EXTENSION } from './constants.js';
 import { checkHeaders, checkParamHeaders } from './headers.js';
 import { ListenHub } from './listen-hub.js';
-import { serveListen } from './listen.js';
+import { listen } from './listen.js';
 import { createTaskMembers, renderDetailedTask } from './render.js';
 import { TaskIdParams } from '../task-id.js';
 import { ListenParams, plainTaskId, plainToolsCall, readMeta, TasksUpdateParams, ToolsCallParams } from './schemas.js';
@@ -40,20 +39,11 @@ export interface Sep2663Options {
   upstream: UpstreamRequester;
   serverInfo: { name: string; version: string };
   instructions?: string;
-  keepAliveMs: number;
   maxListenTaskIds: number;
-  /** Where listen streams register, so that a shutdown ends them gracefully. */
-  streams: OpenStreams;
+  /** Refuses a listen while the replica holds too many unsent stream bytes. */
+  streams: StreamAdmission;
   /** Cache hints on discover and list results (`ttlMs`, `cacheScope`). */
   cacheTtlMs?: number;
-}
-
-export interface Sep2663Request {
-  headers: IncomingHttpHeaders;
-  body: unknown;
-  principal: string;
-  /** Aborts when the client goes away; made on first use (see closeSignal in mcp-endpoint). */
-  signal: () => AbortSignal;
 }
 
 interface Call {
@@ -61,7 +51,7 @@ interface Call {
   request: JsonRpcRequest;
   params: Record<string, unknown>;
   ctx: CallContext;
-  headers: IncomingHttpHeaders;
+  headers: WireRequest['headers'];
   signal: () => AbortSignal;
 }
 
@@ -71,7 +61,7 @@ type MethodHandler = (call: Call) => Promise<Record<string, unknown> | StreamAns
  * The SEP-2663 adapter on the 2026-07-28 stateless wire: validates each POST in the order of
  * §19, calls the task core, and renders its answers in this wire's shapes.
  */
-export class Sep2663Handler {
+export class Sep2663Handler implements WireAdapter {
   private readonly methods: ReadonlyMap<string, MethodHandler>;
   private readonly listenHub: ListenHub;
   /** The `_meta` member every result ends with, serialised once. */
@@ -93,7 +83,7 @@ export class Sep2663Handler {
     ]);
   }
 
-  async handle(input: Sep2663Request): Promise<Reply> {
+  async handle(input: WireRequest): Promise<Reply> {
     const id = idOf(input.body);
     let call: Call;
     try {
@@ -116,7 +106,7 @@ export class Sep2663Handler {
   }
 
   /** Steps 2–5 of §19. Unknown methods (step 6) are found by `handle`. */
-  private validate(input: Sep2663Request): Call {
+  private validate(input: WireRequest): Call {
     const message = classify(input.body);
     if (message.kind === 'response') throw new InvalidRequestError('a client never POSTs a JSON-RPC response on this wire');
     const params = message.message.params ?? {};
@@ -231,22 +221,18 @@ export class Sep2663Handler {
     if ((taskIds?.length ?? 0) > this.options.maxListenTaskIds) {
       throw new InvalidParamsError(`At most ${this.options.maxListenTaskIds} taskIds per listen`);
     }
-    this.options.streams.budget.admit();
+    this.options.streams.admit();
     const slot = await this.options.service.openStream(call.ctx.principal);
-    return new StreamAnswer({
-      kind: 'stream',
-      serve: (res) =>
-        serveListen(res, {
-          hub: this.listenHub,
-          principal: call.ctx.principal,
-          id: call.id,
-          taskIds: taskIds ?? [],
-          keepAliveMs: this.options.keepAliveMs,
-          streams: this.options.streams,
-          slot,
-          fail: (err) => this.fail(call.id, err, 'handler'),
-        }),
-    });
+    return new StreamAnswer(
+      await listen({
+        hub: this.listenHub,
+        principal: call.ctx.principal,
+        id: call.id,
+        taskIds: taskIds ?? [],
+        slot,
+        fail: (err) => this.fail(call.id, err, 'handler'),
+      }),
+    );
   }
 
   private async translate(method: string, route: TranslatedRoute, call: Call): Promise<Record<string, unknown>> {

@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { WireRequest } from '../request.js';
 import { HeaderMismatchError } from '../../core/errors.js';
 import type { ToolInfo } from '../../core/ports.js';
 import { decodeHeaderValue } from './header-value.js';
@@ -16,14 +16,14 @@ export const NAME_FIELD: ReadonlyMap<string, string> = new Map([
   ['tasks/cancel', 'taskId'],
 ]);
 
-function single(headers: IncomingHttpHeaders, name: string): string | undefined {
+function single(headers: WireRequest['headers'], name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value.join(',') : value;
 }
 
 /** Header checks of §2.2, in the order of §19 step 4. Throws HeaderMismatchError (-32020). */
 export function checkHeaders(
-  headers: IncomingHttpHeaders,
+  headers: WireRequest['headers'],
   method: string,
   params: Record<string, unknown>,
   bodyVersion: string,
@@ -51,7 +51,7 @@ export function checkHeaders(
 }
 
 /** `Mcp-Param-{Name}` for tool arguments whose schema property carries `x-mcp-header`. */
-export function checkParamHeaders(headers: IncomingHttpHeaders, tool: ToolInfo | undefined, args: Record<string, unknown>): void {
+export function checkParamHeaders(headers: WireRequest['headers'], tool: ToolInfo | undefined, args: Record<string, unknown>): void {
   const properties = tool?.inputSchema?.properties;
   if (!properties) return;
   for (const [property, schema] of Object.entries(properties)) {

@@ -1,10 +1,6 @@
-import type { ServerResponse } from 'node:http';
 import type { TaskRecord } from '../../core/task.js';
 import type { StreamSlot } from '../../core/limits.js';
-import type { OpenStreams } from '../../http/open-streams.js';
-import type { BudgetedStream } from '../../http/stream-budget.js';
-import { writeReply } from '../../http/write-reply.js';
-import type { Reply } from '../reply.js';
+import type { Reply, SseOut } from '../reply.js';
 import type { JsonRpcId } from '../jsonrpc/message.js';
 import { META } from './constants.js';
 import { taskFrame, taskFramePrefix } from './listen-frame.js';
@@ -17,9 +13,6 @@ export interface ListenOptions {
   principal: string;
   id: JsonRpcId;
   taskIds: string[];
-  keepAliveMs: number;
-  /** Where the stream registers its graceful end (shutdown), and the bytes it may leave unsent. */
-  streams: OpenStreams;
   /** Its place in the principal's open-stream count, renewed with each keep-alive. */
   slot: StreamSlot;
   /** Called when the stream ends, whoever ended it. */
@@ -31,16 +24,12 @@ export interface ListenOptions {
 /**
  * `subscriptions/listen` with `taskIds` (§17): the acknowledgement first (listing only the ids
  * this principal may see), then one snapshot per accepted id, then a `notifications/tasks` on
- * every change until that id is terminal. Keep-alive comments hold proxies open. Every frame
- * goes through the replica's stream budget (src/http/stream-budget.ts).
+ * every change until that id is terminal. The snapshots are read before the stream opens, so
+ * that a store that does not answer gets the client a JSON-RPC error it can act on. The HTTP edge
+ * drives the stream (keep-alive, shutdown, the byte budget: src/http/sse.ts).
  */
-export async function serveListen(res: ServerResponse, options: ListenOptions): Promise<void> {
+export async function listen(options: ListenOptions): Promise<Reply> {
   const { hub, principal, id, slot } = options;
-  let closed = false;
-  res.once('close', () => {
-    closed = true;
-    slot.release();
-  });
   const requested = [...new Set(options.taskIds)];
   // Only the records this principal may see are kept: sendSnapshots lets go of them as it goes.
   let snapshots: Array<TaskRecord | string>;
@@ -49,45 +38,35 @@ export async function serveListen(res: ServerResponse, options: ListenOptions): 
     snapshots = found.filter((task): task is TaskRecord => task !== undefined);
   } catch (err) {
     // Nothing was sent yet, so the client gets a JSON-RPC error it can act on (a retryable -32603).
-    if (!closed) await writeReply(res, options.fail(err));
+    slot.release();
     options.onClose?.();
-    return;
+    return options.fail(err);
   }
-
-  res.writeHead(200, {
-    'content-type': 'text/event-stream',
-    'cache-control': 'no-cache, no-transform',
-    'x-accel-buffering': 'no',
-  });
-  const stream = options.streams.budget.track(res);
-  const ack = {
-    jsonrpc: '2.0',
-    method: 'notifications/subscriptions/acknowledged',
-    params: { _meta: { [META.subscriptionId]: id }, notifications: { taskIds: snapshots.map((task) => (task as TaskRecord).taskId) } },
-  };
-  // The ack and the snapshots that fit go out in one write: a write is a syscall, and streams open by the thousand.
-  stream.cork();
-  stream.write(`data: ${JSON.stringify(ack)}\n\n`);
-  // A client gone during the snapshot reads has no close event left to clean up after it.
-  if (closed) {
-    options.onClose?.();
-    return;
-  }
-
-  const watcher: ListenWatcher = { principal, framePrefix: taskFramePrefix(id), write: (frame) => void stream.write(frame) };
   let unwatch = (): void => undefined;
-  const keepAlive = setInterval(() => {
-    if (stream.keepAlive()) slot.renew();
-  }, options.keepAliveMs);
-  const unregister = options.streams.add(() => endListen(stream, id));
-  res.once('close', () => {
-    clearInterval(keepAlive);
-    unwatch();
-    unregister();
-    options.onClose?.();
-  });
-  const sent = await sendSnapshots(stream, watcher.framePrefix, snapshots, hub, principal);
-  if (sent && !stream.closed) unwatch = hub.watch(watcher, sent);
+  return {
+    kind: 'sse',
+    stream: {
+      slot,
+      run: async (out) => {
+        const ack = {
+          jsonrpc: '2.0',
+          method: 'notifications/subscriptions/acknowledged',
+          params: { _meta: { [META.subscriptionId]: id }, notifications: { taskIds: snapshots.map((task) => (task as TaskRecord).taskId) } },
+        };
+        // The ack and the snapshots that fit go out in one write: a write is a syscall, and streams open by the thousand.
+        out.cork();
+        out.write(`data: ${JSON.stringify(ack)}\n\n`);
+        const watcher: ListenWatcher = { principal, framePrefix: taskFramePrefix(id), write: (frame) => void out.write(frame) };
+        const sent = await sendSnapshots(out, watcher.framePrefix, snapshots, hub, principal);
+        if (sent && !out.closed) unwatch = hub.watch(watcher, sent);
+      },
+      shutdown: (out) => endListen(out, id),
+      closed: () => {
+        unwatch();
+        options.onClose?.();
+      },
+    },
+  };
 }
 
 /**
@@ -98,7 +77,7 @@ export async function serveListen(res: ServerResponse, options: ListenOptions): 
  * results), or undefined when the stream closed first.
  */
 async function sendSnapshots(
-  stream: BudgetedStream,
+  stream: SseOut,
   prefix: string,
   pending: Array<TaskRecord | string>,
   hub: ListenHub,
@@ -135,6 +114,6 @@ async function sendSnapshots(
 }
 
 /** The graceful end of a listen (e.g. at shutdown): the listen result, then close. */
-export function endListen(stream: BudgetedStream, id: JsonRpcId): void {
+function endListen(stream: SseOut, id: JsonRpcId): void {
   stream.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id, result: { resultType: 'complete', _meta: { [META.subscriptionId]: id } } })}\n\n`);
 }

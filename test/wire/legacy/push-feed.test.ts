@@ -55,7 +55,9 @@ describe('PushFeed', () => {
     const server: Server = createServer((req, res) => {
       const [sessionId, taskId] = (req.url ?? '/').slice(1).split('/') as [string, string | undefined];
       const scope: FeedScope = taskId ? { kind: 'result', taskId } : { kind: 'get' };
-      const stream = new SessionStream(res, budget, sessions, sessionId, `s${++streamIds}`);
+      // What the HTTP edge does before a stream runs (src/http/sse.ts).
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const stream = new SessionStream(budget.track(res), sessions, sessionId, `s${++streamIds}`);
       void (async () => {
         await stream.open(taskId ? { kind: 'result', taskId, requestId: 1 } : { kind: 'get' }, RETENTION_MS);
         const feed = new PushFeed({ tasks: store, sessions, session: session(sessionId), stream, scope, statusNotifications: true, retentionMs: RETENTION_MS });

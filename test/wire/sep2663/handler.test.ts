@@ -1,18 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../../src/core/errors.js';
-import { PrincipalLimits } from '../../../src/core/limits.js';
-import { systemClock } from '../../../src/core/ports.js';
-import { StepwiseIntake } from '../../../src/core/task-intake.js';
-import { TaskService } from '../../../src/core/task-service.js';
-import { DEMO_TOOL_POLICIES } from '../../../src/demo-upstream/policies.js';
-import { startDemoUpstream, type DemoUpstream } from '../../../src/demo-upstream/server.js';
-import { InProcessQueue } from '../../../src/execution/in-process-queue.js';
-import { TaskRunner } from '../../../src/execution/task-runner.js';
 import { OpenStreams } from '../../../src/http/open-streams.js';
-import { EmbeddedTaskStore } from '../../../src/store/embedded/embedded-store.js';
-import { UpstreamGateway } from '../../../src/upstream/gateway.js';
 import { Sep2663Handler } from '../../../src/wire/sep2663/handler.js';
 import type { Reply } from '../../../src/wire/reply.js';
+import { startInProcessCore, type InProcessCore } from '../../support/in-process-core.js';
 import { buildRequest, type Json, type RequestOptions } from '../../support/sep2663-client.js';
 
 /**
@@ -24,52 +15,23 @@ import { buildRequest, type Json, type RequestOptions } from '../../support/sep2
 const ALICE = 'alice';
 const BOB = 'bob';
 
-let upstream: DemoUpstream;
-let gateway: UpstreamGateway;
-let store: EmbeddedTaskStore;
-let queue: InProcessQueue;
+let core: InProcessCore;
 let handler: Sep2663Handler;
 
 beforeAll(async () => {
-  upstream = await startDemoUpstream({ port: 0 });
-  gateway = new UpstreamGateway({ url: upstream.url, clientInfo: { name: 'handler-test', version: '1.0.0' }, protocol: '2025-11-25' });
-  store = new EmbeddedTaskStore();
-  queue = new InProcessQueue(8);
-  const limits = new PrincipalLimits(store, { maxOpenTasks: 100, maxOpenStreams: 100, maxSessions: 100, streamLeaseMs: 30_000 }, systemClock);
-  const policies = {
-    configured: Object.fromEntries(Object.entries(DEMO_TOOL_POLICIES).map(([tool, mode]) => [tool, { mode }])),
-    fallback: 'auto' as const,
-    autoWindowMs: 100,
-  };
-  const service = new TaskService({
-    store,
-    intake: new StepwiseIntake(store, queue, limits, systemClock),
-    limits,
-    invoker: gateway,
-    catalog: gateway.catalog,
-    clock: systemClock,
-    policies,
-    defaultTtlMs: 60_000,
-    maxTtlMs: 60_000,
-    pollIntervalMs: 500,
-  });
-  queue.start(new TaskRunner({ store, invoker: gateway, isIdempotent: () => false }).process);
+  core = await startInProcessCore({ clientName: 'handler-test', autoWindowMs: 100, maxTtlMs: 60_000, pollIntervalMs: 500 });
   handler = new Sep2663Handler({
-    service,
-    catalog: gateway.catalog,
-    upstream: gateway,
+    service: core.service,
+    catalog: core.gateway.catalog,
+    upstream: core.gateway,
     serverInfo: { name: 'handler-test', version: '1.0.0' },
-    keepAliveMs: 15_000,
     maxListenTaskIds: 10,
     streams: new OpenStreams(),
   });
 });
 
 afterAll(async () => {
-  await queue?.close(0);
-  await gateway?.close();
-  await store?.close();
-  await upstream?.close();
+  await core?.close();
 });
 
 /**
@@ -80,7 +42,15 @@ afterAll(async () => {
 function handle(method: string, params: Record<string, unknown>, opts: RequestOptions & { principal?: string } = {}): Promise<Reply> {
   const { headers, body } = buildRequest(method, params, opts);
   const signal = new AbortController().signal;
-  return handler.handle({ headers, body, principal: opts.principal ?? ALICE, signal: () => signal });
+  return handler.handle({
+    method: 'POST',
+    headers,
+    rawHeaders: Object.entries(headers).flat(),
+    body,
+    rawBody: Buffer.from(JSON.stringify(body)),
+    principal: opts.principal ?? ALICE,
+    signal: () => signal,
+  });
 }
 
 /** The HTTP status and the JSON-RPC message of a reply that is not a stream. */

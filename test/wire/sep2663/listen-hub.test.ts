@@ -12,7 +12,8 @@ import type { TaskStore } from '../../../src/store/task-store.js';
 import { errorResponse } from '../../../src/wire/jsonrpc/message.js';
 import { json, type Reply } from '../../../src/wire/reply.js';
 import { ListenHub, type ListenHubOptions } from '../../../src/wire/sep2663/listen-hub.js';
-import { serveListen } from '../../../src/wire/sep2663/listen.js';
+import { listen } from '../../../src/wire/sep2663/listen.js';
+import { writeReply } from '../../../src/http/write-reply.js';
 import { countSubscriptions } from '../../support/counted-subscriptions.js';
 import { startRedis, type RedisServer } from '../../support/redis-server.js';
 import { ListenStream, pollUntil, type Json } from '../../support/sep2663-client.js';
@@ -67,7 +68,7 @@ async function listenServer(hubOptions: ListenHubOptions = {}, redisUrl = redis.
   await inner.subscriptionReady();
   const store = counted(inner);
   const hub = new ListenHub(store.feed, hubOptions);
-  const streams = new OpenStreams();
+  const streams = new OpenStreams(undefined, 60_000);
   let closed = 0;
   const server: Server = createServer((req, res) => {
     let body = '';
@@ -75,7 +76,7 @@ async function listenServer(hubOptions: ListenHubOptions = {}, redisUrl = redis.
     req.on('data', (chunk: string) => (body += chunk));
     req.on('end', () => {
       const { id, taskIds } = JSON.parse(body) as { id: string; taskIds: string[] };
-      void serveListen(res, { hub, principal: ALICE, id, taskIds, keepAliveMs: 60_000, streams, slot: noSlot, onClose: () => void closed++, fail: fail(id) });
+      void listen({ hub, principal: ALICE, id, taskIds, slot: noSlot, onClose: () => void closed++, fail: fail(id) }).then((reply) => writeReply(res, reply, streams));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -2,10 +2,34 @@ import { createHash } from 'node:crypto';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readBody } from '../../../src/http/read-body.js';
-import { Passthrough, type ForwardRoute } from '../../../src/wire/legacy/passthrough.js';
+import { readBody } from '../../src/http/read-body.js';
+import type { RelayObserver } from '../../src/http/relay.js';
+import { writeReply } from '../../src/http/write-reply.js';
+import { UpstreamHttp } from '../../src/upstream/http-client.js';
+import { upstreamUnreachable } from '../../src/wire/legacy/endpoint.js';
 
-/** A real node:http upstream and a real front server that forwards every request through a Passthrough. */
+/** The client's and upstream's session ids of a forwarded request. */
+interface ForwardRoute {
+  clientSessionId?: string;
+  upstreamSessionId?: string;
+}
+
+/** What the legacy adapter answers for a forwarded message, written by the HTTP edge. */
+function forward(http: UpstreamHttp, req: IncomingMessage, res: ServerResponse, route: ForwardRoute, body: Buffer, observer: RelayObserver): void {
+  void writeReply(
+    res,
+    {
+      kind: 'relay',
+      via: http,
+      request: { method: req.method ?? 'POST', rawHeaders: req.rawHeaders, body, upstreamSessionId: route.upstreamSessionId, clientSessionId: route.clientSessionId },
+      unreachable: upstreamUnreachable,
+    },
+    undefined,
+    observer,
+  );
+}
+
+/** A real node:http upstream and a real front server that forwards every request through the gateway's HTTP client and the edge's relay. */
 interface Rig {
   front: string;
   upstream: { url: string; requests: Array<{ req: IncomingMessage; body: string }> };
@@ -13,7 +37,7 @@ interface Rig {
 }
 
 const servers: Server[] = [];
-const passthroughs: Passthrough[] = [];
+const passthroughs: UpstreamHttp[] = [];
 
 afterEach(async () => {
   await Promise.all(passthroughs.splice(0).map((p) => p.close()));
@@ -45,13 +69,13 @@ async function rig(
     requests.push({ req, body });
     answer(req, res, body);
   });
-  const passthrough = new Passthrough(options.upstreamUrl?.(url) ?? url, options.credentials);
+  const passthrough = new UpstreamHttp({ upstreamUrl: options.upstreamUrl?.(url) ?? url, upstreamHeaders: options.credentials });
   passthroughs.push(passthrough);
   const statuses: number[] = [];
   const front = await listen(async (req, res) => {
     const body = await readBody(req, 1 << 20);
     options.before?.(res);
-    passthrough.forward(req, res, options.route ?? { clientSessionId: 'client-session', upstreamSessionId: 'upstream-session' }, body, {
+    forward(passthrough, req, res, options.route ?? { clientSessionId: 'client-session', upstreamSessionId: 'upstream-session' }, body, {
       forwarded: (status) => statuses.push(status),
     });
   });
@@ -271,12 +295,12 @@ describe('Passthrough', () => {
       const server = servers.pop()!;
       server.close(() => resolve());
     });
-    const passthrough = new Passthrough(gone);
+    const passthrough = new UpstreamHttp({ upstreamUrl: gone });
     passthroughs.push(passthrough);
     const statuses: number[] = [];
     const front = await listen(async (req, res) => {
       const body = await readBody(req, 1 << 20);
-      passthrough.forward(req, res, { clientSessionId: 'c' }, body, { forwarded: (status) => statuses.push(status) });
+      forward(passthrough, req, res, { clientSessionId: 'c' }, body, { forwarded: (status) => statuses.push(status) });
     });
     const answer = await post(front, JSON_HEADERS, PING);
     expect(answer.status).toBe(502);
