@@ -175,6 +175,8 @@ export class Sep2663Tasks {
         )
         .finally(() => {
           if (pending.get(key)?.stop === stop) pending.delete(key);
+          // An answer went upstream (or will not): the next tasks/get reads what it did at once.
+          nextPoll = Date.now();
           wakeUp();
         });
     };
