@@ -37,6 +37,8 @@ describe('kill -9 of the replica that mirrors SEP-2663 upstream tasks (Redis)', 
     const upstream = (await stack.stats()).tasks;
     expect(upstream.filter((t) => t.arguments.label === 'survivor').map((t) => t.status)).toEqual(['completed']);
     expect(upstream.filter((t) => t.arguments.item === 'kept-across-kill').map((t) => t.status)).toEqual(['completed']);
+    // No worker of this test may resume a later test's mirror.
+    await survivor.stop();
   });
 
   it('a replica stopped gracefully mid-task leaves the upstream task to another replica, which finishes it', { timeout: 90_000 }, async () => {
@@ -53,6 +55,7 @@ describe('kill -9 of the replica that mirrors SEP-2663 upstream tasks (Redis)', 
     expect(done.status).toBe('completed');
     expect(textOf(done.result)).toBe('Done rolled');
     expect((await stack.stats()).tasks.filter((t) => t.arguments.label === 'rolled').map((t) => t.status)).toEqual(['completed']);
+    await staying.stop();
   });
   it('a cancel while the mirroring replica is dead ends the record unconfirmed; the worker that takes the job cancels the upstream task', { timeout: 90_000 }, async () => {
     const victim = await stack.startShim();
