@@ -94,7 +94,8 @@ export interface UpstreamTasks {
   resume(resume: NativeResume): Promise<NativeOutcome>;
   /**
    * The record ended while no mirror ran (its cancel's grace passed): the cancel still goes to the
-   * upstream task, on its session, which then ends. Best effort, bounded by the cancel grace.
+   * upstream task, on its session (a SEP-2663 task, `upstreamSessionId` empty: statelessly), which
+   * then ends. Best effort, bounded by the cancel grace.
    */
   abandon(upstreamTaskId: string, upstreamSessionId: string): Promise<void>;
 }

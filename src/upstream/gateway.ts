@@ -172,6 +172,8 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
   }
 
   async abandon(upstreamTaskId: string, upstreamSessionId: string): Promise<void> {
+    // A SEP-2663 task lives in no session: a stateless tasks/cancel reaches it.
+    if (!upstreamSessionId && executionMode(await this.discover(), undefined) === 'sep2663') return this.sep2663.cancelOnly(upstreamTaskId).catch(() => undefined);
     await this.withSession(upstreamSessionId || undefined, (session) => session.cancelOnly(upstreamTaskId)).catch(() => undefined);
   }
 

@@ -5,6 +5,7 @@ import type { InputRequest } from '../core/task.js';
 import { UPSTREAM_STATUS_TABLE } from '../mapping/upstream-statuses.js';
 import { TASKS_EXTENSION } from '../wire/sep2663/constants.js';
 import { Ack, DetailedTask, ToolsCallAnswer } from '../wire/sep2663/result-schemas.js';
+import { CONFIRMED_CANCEL, ClientCancel, sendCancel, type CancelAttempt } from './client-cancel.js';
 import type { Sep2663UpstreamClient } from './sep2663-client.js';
 import type { MirrorLimits } from './upstream-task.js';
 
@@ -30,18 +31,7 @@ const isMrtrId = (id: string | number) => typeof id === 'string' && id.startsWit
 /** The input kinds the shim can relay, as the record's capabilities allow them. */
 const INPUT_KINDS = ['elicitation', 'sampling', 'roots'] as const;
 
-/** A pause that a cancel ends early: the mirror then forwards it at once. */
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function failed(message: string): NativeOutcome {
   return { status: 'failed', error: { code: ErrorCode.InternalError, message }, statusMessage: message };
@@ -72,7 +62,8 @@ interface PendingInput {
  * the polymorphic `tools/call` (a plain result ends the record; MRTR input is asked on the record
  * and answered in the retry; a task handle is bound to the record), then `tasks/get` at the
  * upstream's `pollIntervalMs` until the task ends, its `inputRequests` as the record's and the
- * answers back with `tasks/update`, a cancel forwarded with `tasks/cancel`. Stateless: nothing but
+ * answers back with `tasks/update`, a cancel forwarded with `tasks/cancel` (once; the task's end,
+ * read with `tasks/get` within the grace, is its answer). Stateless: nothing but
  * the upstream task id is needed to resume on another replica.
  */
 export class Sep2663Tasks {
@@ -101,7 +92,7 @@ export class Sep2663Tasks {
         throw err;
       }
       if (answer.resultType === 'task') {
-        if (run.signal.aborted || !(await run.onBound(answer.taskId, ''))) return this.forwardCancel(answer.taskId, capabilities);
+        if (run.signal.aborted || !(await run.onBound(answer.taskId, ''))) return this.newCancel(answer.taskId, capabilities).settle();
         return this.mirror(answer.taskId, answer.pollIntervalMs, answer.status, run, capabilities, []);
       }
       if (answer.resultType !== 'input_required') return { status: 'completed', result: toolResult(answer) };
@@ -137,8 +128,10 @@ export class Sep2663Tasks {
 
   /**
    * Polls the upstream task until it ends, the record ends elsewhere (the cancel goes upstream)
-   * or the deadline passes. Never throws: each fault of the upstream ends as a `failed` outcome
-   * whose message names it.
+   * or the deadline passes. A client's cancel goes upstream once and the mirror polls on: the
+   * upstream task's end within the grace is the answer (`cancelled` confirms it; an upstream that
+   * finished first gives its real outcome). Never throws: each fault of the upstream ends as a
+   * `failed` outcome whose message names it.
    */
   private async mirror(
     taskId: string,
@@ -152,11 +145,18 @@ export class Sep2663Tasks {
     const limits = this.limits;
     const clamp = (ms: number | undefined) => Math.min(Math.max(ms ?? limits.minPollMs * 10, limits.minPollMs), limits.maxPollMs);
     let pollMs = clamp(pollIntervalMs);
+    let nextPoll = Date.now();
     const pending = new Map<string, PendingInput>();
     let fault: NativeOutcome | undefined;
     let unreachable = 0;
     let wake: () => void = () => undefined;
     const wakeUp = (): void => wake();
+    // The ack says nothing of the task (§14): once it came, the next tasks/get reads what the cancel did.
+    const cancel = this.newCancel(taskId, capabilities, () => {
+      if (cancel.answered) nextPoll = Date.now();
+      wakeUp();
+    });
+    const cancelFault = (outcome: NativeOutcome) => this.cancelAfterFault(taskId, capabilities, outcome, cancel);
 
     const follow = (key: string, answer: (signal: AbortSignal) => Promise<Record<string, unknown>>): void => {
       const stop = new AbortController();
@@ -175,6 +175,8 @@ export class Sep2663Tasks {
         )
         .finally(() => {
           if (pending.get(key)?.stop === stop) pending.delete(key);
+          // An answer went upstream (or will not): the next tasks/get reads what it did at once.
+          nextPoll = Date.now();
           wakeUp();
         });
     };
@@ -183,33 +185,52 @@ export class Sep2663Tasks {
     const answered = new Set(outstanding.map((parked) => String(parked.id)));
 
     hooks.signal.addEventListener('abort', wakeUp);
+    const unfollow = cancel.follow(hooks.cancel);
     try {
       for (;;) {
-        if (fault) return await this.cancelAfterFault(taskId, capabilities, fault);
-        if (hooks.signal.aborted) return await this.forwardCancel(taskId, capabilities);
+        if (fault) return await cancelFault(fault);
+        if (hooks.signal.aborted) return await cancel.settle();
         const now = Date.now();
-        if (now >= hooks.deadline) return await this.cancelAfterFault(taskId, capabilities, failed(`The upstream's task ${taskId} did not finish within the task's TTL`));
+        if (cancel.expired(now)) return cancel.unconfirmed();
+        if (now >= hooks.deadline) return await cancelFault(failed(`The upstream's task ${taskId} did not finish within the task's TTL`));
+        if (now < nextPoll) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, Math.min(nextPoll, hooks.deadline, cancel.deadline) - now);
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          wake = () => undefined;
+          continue;
+        }
         let task: DetailedTask;
         try {
-          const timeoutMs = Math.min(Math.max(pollMs * 4, MIN_REQUEST_MS), Math.max(1, hooks.deadline - now));
+          const timeoutMs = Math.min(Math.max(pollMs * 4, MIN_REQUEST_MS), Math.max(1, hooks.deadline - now), Math.max(1, cancel.deadline - now));
           task = await this.client.call('tasks/get', { taskId }, DetailedTask, { capabilities, timeoutMs, signal: hooks.signal });
           unreachable = 0;
         } catch (err) {
           if (hooks.signal.aborted) continue;
           // The replica is closing: the record keeps the upstream task for the replica that resumes it.
           if (this.client.closed) return failed(`The mirror of upstream task ${taskId} stopped with its replica`);
-          if (err instanceof UpstreamRpcError) return failed(`The upstream no longer knows task ${taskId} (tasks/get: ${err.code} ${err.message})`);
-          if (err instanceof UpstreamProtocolError) return await this.cancelAfterFault(taskId, capabilities, failed(`The upstream's tasks/get for task ${taskId} is not a task: ${err.message}`));
+          if (err instanceof UpstreamRpcError) {
+            // A cancelled task the upstream forgot cannot confirm the cancel; the client asked for its end all the same.
+            if (cancel.started) return cancel.unconfirmed(`tasks/get: ${err.code} ${err.message}`);
+            return failed(`The upstream no longer knows task ${taskId} (tasks/get: ${err.code} ${err.message})`);
+          }
+          if (err instanceof UpstreamProtocolError) return await cancelFault(failed(`The upstream's tasks/get for task ${taskId} is not a task: ${err.message}`));
           if (++unreachable >= limits.unreachableAttempts) return this.unreachable(taskId, err);
-          await sleep(Math.min(limits.retryBaseMs * 2 ** (unreachable - 1), Math.max(0, hooks.deadline - Date.now())), hooks.signal);
+          nextPoll = Date.now() + limits.retryBaseMs * 2 ** (unreachable - 1);
           continue;
         }
-        if (task.taskId !== taskId) return await this.cancelAfterFault(taskId, capabilities, failed(`The upstream's tasks/get for task ${taskId} describes another task (${task.taskId})`));
+        if (task.taskId !== taskId) return await cancelFault(failed(`The upstream's tasks/get for task ${taskId} describes another task (${task.taskId})`));
         if (created && UPSTREAM_STATUS_TABLE[created].record !== 'live' && task.status !== created) {
-          return await this.cancelAfterFault(taskId, capabilities, failed(`The upstream's task ${taskId} went from ${created} back to ${task.status}`));
+          return await cancelFault(failed(`The upstream's task ${taskId} went from ${created} back to ${task.status}`));
         }
         pollMs = clamp(task.pollIntervalMs ?? pollMs);
-        if (UPSTREAM_STATUS_TABLE[task.status].record !== 'live') return this.fromStatus(task);
+        // The interval runs from the poll's start: one request per pollInterval, however long each takes.
+        nextPoll = now + pollMs;
+        if (UPSTREAM_STATUS_TABLE[task.status].record !== 'live') return this.fromStatus(task, cancel);
         if (task.statusMessage) hooks.onStatusMessage(task.statusMessage);
         const listed = task.status === 'input_required' ? task.inputRequests : {};
         // A request the upstream no longer lists was answered or withdrawn there: it is withdrawn here too.
@@ -219,17 +240,10 @@ export class Sep2663Tasks {
           answered.add(key);
           follow(key, (signal) => hooks.onInput(request, key, signal));
         }
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, Math.max(0, Math.min(pollMs, hooks.deadline - Date.now())));
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        wake = () => undefined;
       }
     } finally {
       hooks.signal.removeEventListener('abort', wakeUp);
+      unfollow();
       for (const input of pending.values()) input.stop.abort();
     }
   }
@@ -247,44 +261,46 @@ export class Sep2663Tasks {
     }
   }
 
-  /**
-   * tasks/cancel (an ack only, §14), then tasks/get until the upstream task is terminal or the
-   * grace ends; the record (already cancelled by the shim) says which.
-   */
-  private async forwardCancel(taskId: string, capabilities: Record<string, unknown>): Promise<NativeOutcome> {
-    const deadline = Date.now() + this.limits.cancelGraceMs;
-    let sent = false;
-    for (let attempt = 0; Date.now() < deadline; attempt++) {
-      try {
-        if (!sent) await this.client.call('tasks/cancel', { taskId }, Ack, { capabilities, timeoutMs: Math.max(1, deadline - Date.now()) });
-        sent = true;
-        const task = await this.client.call('tasks/get', { taskId }, DetailedTask, { capabilities, timeoutMs: Math.max(1, deadline - Date.now()) });
-        if (task.status === 'cancelled') return { status: 'cancelled', statusMessage: 'Cancelled; the upstream confirmed' };
-        if (UPSTREAM_STATUS_TABLE[task.status].record !== 'live') return { status: 'cancelled', statusMessage: `Cancelled; the upstream's task had already ended ${task.status}` };
-      } catch (err) {
-        // An upstream that refuses or no longer knows the task will not confirm it.
-        if (err instanceof ShimError && !(err instanceof UnavailableError)) break;
-      }
-      await sleep(Math.min(this.limits.retryBaseMs * 2 ** attempt, Math.max(0, deadline - Date.now())));
-    }
-    return { status: 'cancelled', statusMessage: `Cancelled; the upstream did not confirm the cancel within ${this.limits.cancelGraceMs} ms` };
+  /** The cancel of one upstream task: `tasks/cancel` answers an ack (§14) or refuses (e.g. an id it does not know). */
+  private newCancel(taskId: string, capabilities: Record<string, unknown>, onChange?: () => void): ClientCancel {
+    return new ClientCancel(this.limits.cancelGraceMs, this.limits.retryBaseMs, this.cancelAttempt(taskId, capabilities), onChange);
   }
 
-  /** A fault ends the record; the upstream task, which may still run, is told to stop (best effort). */
-  private async cancelAfterFault(taskId: string, capabilities: Record<string, unknown>, fault: NativeOutcome): Promise<NativeOutcome> {
-    await this.client.call('tasks/cancel', { taskId }, Ack, { capabilities, timeoutMs: FAULT_CANCEL_MS }).catch(() => undefined);
+  /** Tells the upstream to cancel a task whose record already ended while no mirror ran, within the grace. */
+  async cancelOnly(taskId: string): Promise<void> {
+    await sendCancel(this.cancelAttempt(taskId, requestCapabilities(undefined)), Date.now() + this.limits.cancelGraceMs, this.limits.retryBaseMs);
+  }
+
+  private cancelAttempt(taskId: string, capabilities: Record<string, unknown>): CancelAttempt {
+    return async (timeoutMs) => {
+      try {
+        await this.client.call('tasks/cancel', { taskId }, Ack, { capabilities, timeoutMs });
+        return { kind: 'pending' };
+      } catch (err) {
+        if (err instanceof UnavailableError) return undefined;
+        return { kind: 'refused', why: describe(err) };
+      }
+    };
+  }
+
+  /**
+   * A fault ends the record; the upstream task, which may still run, is told to stop (best effort),
+   * unless a client's cancel already went upstream.
+   */
+  private async cancelAfterFault(taskId: string, capabilities: Record<string, unknown>, fault: NativeOutcome, cancel: ClientCancel): Promise<NativeOutcome> {
+    if (!cancel.started) await this.client.call('tasks/cancel', { taskId }, Ack, { capabilities, timeoutMs: FAULT_CANCEL_MS }).catch(() => undefined);
     return fault;
   }
 
   /** The outcome a terminal upstream status maps to (src/mapping/upstream-statuses.ts). */
-  private fromStatus(task: DetailedTask): NativeOutcome {
+  private fromStatus(task: DetailedTask, cancel: ClientCancel): NativeOutcome {
     const record = UPSTREAM_STATUS_TABLE[task.status].record;
     if (record === 'completed' && task.status === 'completed') return { status: 'completed', result: toolResult(task.result) };
     if (record === 'failed' && task.status === 'failed') {
       const { code, message, data } = task.error;
       return { status: 'failed', error: data === undefined ? { code, message } : { code, message, data }, statusMessage: `The upstream's task failed: ${task.statusMessage ?? message}` };
     }
-    return { status: 'cancelled', statusMessage: task.statusMessage ?? 'The upstream cancelled its task' };
+    return cancel.started ? CONFIRMED_CANCEL : { status: 'cancelled', statusMessage: task.statusMessage ?? 'The upstream cancelled its task' };
   }
 
   private unreachable(taskId: string, error: unknown): NativeOutcome {

@@ -5,7 +5,8 @@ import { z } from 'zod';
 import { ErrorCode, UnavailableError, UpstreamRpcError } from '../core/errors.js';
 import type { NativeOutcome } from '../core/ports.js';
 import type { JsonRpcErrorObject } from '../core/task.js';
-import { UPSTREAM_CANCEL_GRACE_MS, UPSTREAM_CANCEL_MESSAGES, UPSTREAM_STATUS_TABLE, UPSTREAM_TASK_STATUSES, type UpstreamTaskStatus } from '../mapping/upstream-statuses.js';
+import { UPSTREAM_CANCEL_GRACE_MS, UPSTREAM_STATUS_TABLE, UPSTREAM_TASK_STATUSES, type UpstreamTaskStatus } from '../mapping/upstream-statuses.js';
+import { CONFIRMED_CANCEL, ClientCancel, sendCancel, type CancelAttempt } from './client-cancel.js';
 import { connectWithRetries, openSdkClient, translateError, type SdkClientOptions, type UpstreamInputHandler } from './sdk-client.js';
 
 /** The upstream task as its CreateTaskResult / tasks/get describe it. */
@@ -96,13 +97,6 @@ function ownResult(value: Record<string, unknown>): Record<string, unknown> {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * What the upstream made of a forwarded `tasks/cancel`: its task is `cancelled`; it took the
- * cancel but its task still runs (it cancels cooperatively) or already ended; it refused (an
- * error, e.g. its task was terminal); or it did not answer within the grace.
- */
-type CancelAnswer = { kind: 'confirmed' } | { kind: 'pending' } | { kind: 'refused'; why: string } | { kind: 'unanswered' };
-
-/**
  * One upstream session that runs and mirrors one upstream task (a 2025-11-25 task server): the
  * task-augmented `tools/call`, `notifications/tasks/status`, `tasks/get` at the upstream's
  * pollInterval when no notification came, the side-channel requests on the `tasks/result`
@@ -113,8 +107,8 @@ type CancelAnswer = { kind: 'confirmed' } | { kind: 'pending' } | { kind: 'refus
 export class UpstreamTaskSession {
   private inputHandler: UpstreamInputHandler | undefined;
   private statusListener: ((params: unknown) => void) | undefined;
-  /** A client's cancel went upstream: an upstream task that ends `cancelled` confirms it. */
-  private cancelForwarded = false;
+  /** The cancel of the task this session mirrors: one that went upstream makes a `cancelled` end its confirmation. */
+  private cancel: ClientCancel | undefined;
 
   private constructor(
     private readonly client: Client,
@@ -194,18 +188,8 @@ export class UpstreamTaskSession {
     let wake: () => void = () => undefined;
     const wakeUp = (): void => wake();
     // A client's cancel: sent once, its answer awaited until the grace ends; the upstream's task may still end otherwise first.
-    let cancelDeadline: number | undefined;
-    let cancelAnswer: CancelAnswer | undefined;
-    const startCancel = (): void => {
-      if (cancelDeadline !== undefined) return;
-      this.cancelForwarded = true;
-      cancelDeadline = Date.now() + limits.cancelGraceMs;
-      void this.requestCancel(taskId, cancelDeadline).then((answer) => {
-        cancelAnswer = answer;
-        wakeUp();
-      });
-      wakeUp();
-    };
+    const cancel = new ClientCancel(limits.cancelGraceMs, limits.retryBaseMs, this.cancelAttempt(taskId), wakeUp);
+    this.cancel = cancel;
 
     // `at`: when the news was current (a poll's start, so that polls keep to one per pollInterval).
     const observe = (value: unknown, via: string, at = Date.now()): void => {
@@ -233,8 +217,7 @@ export class UpstreamTaskSession {
     };
     this.inputHandler = hooks.onInput;
     hooks.signal.addEventListener('abort', wakeUp);
-    hooks.cancel?.addEventListener('abort', startCancel);
-    if (hooks.cancel?.aborted) startCancel();
+    const unfollow = cancel.follow(hooks.cancel);
     let resultAbort = new AbortController();
     let resultPending = false;
     const fetchResult = (): void => {
@@ -257,13 +240,13 @@ export class UpstreamTaskSession {
     try {
       for (;;) {
         if (fault) return fault;
-        if (hooks.signal.aborted) return await this.forwardCancel(taskId);
-        if (cancelAnswer?.kind === 'confirmed') return { status: 'cancelled', statusMessage: UPSTREAM_CANCEL_MESSAGES.confirmed };
+        if (hooks.signal.aborted) return await cancel.settle();
+        if (cancel.confirmed) return CONFIRMED_CANCEL;
         if (result) {
           const settled = result;
           result = undefined;
           if (settled.ok) return await this.settle(taskId, settled.value, last);
-          if (resultAbort.signal.aborted) return await this.forwardCancel(taskId);
+          if (resultAbort.signal.aborted) return await cancel.settle();
           if (settled.error instanceof UpstreamRpcError) return await this.settleError(taskId, settled.error, last);
           if (++unreachable >= limits.unreachableAttempts) return this.unreachable(taskId, settled.error);
           await sleep(limits.retryBaseMs * 2 ** (unreachable - 1));
@@ -272,9 +255,7 @@ export class UpstreamTaskSession {
         }
         const now = Date.now();
         if (now >= hooks.deadline) return failed(`The upstream's task ${taskId} did not finish within the task's TTL`);
-        if (cancelDeadline !== undefined && now >= cancelDeadline) {
-          return { status: 'cancelled', statusMessage: UPSTREAM_CANCEL_MESSAGES.unconfirmed(limits.cancelGraceMs, cancelAnswer?.kind === 'refused' ? cancelAnswer.why : undefined) };
-        }
+        if (cancel.expired(now)) return cancel.unconfirmed();
         if (last && terminalSince !== undefined && now - terminalSince >= limits.resultGraceMs) return this.fromStatus(last, undefined);
         if (now - heardAt >= pollMs) {
           // The interval runs from the poll's start: one request per pollInterval, however long each takes.
@@ -291,7 +272,7 @@ export class UpstreamTaskSession {
           continue;
         }
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, Math.min(heardAt + pollMs, hooks.deadline, cancelDeadline ?? Infinity) - now);
+          const timer = setTimeout(resolve, Math.min(heardAt + pollMs, hooks.deadline, cancel.deadline) - now);
           wake = () => {
             clearTimeout(timer);
             resolve();
@@ -303,7 +284,7 @@ export class UpstreamTaskSession {
       // Aborting sends notifications/cancelled upstream: only for a tasks/result still waiting.
       if (resultPending) resultAbort.abort();
       hooks.signal.removeEventListener('abort', wakeUp);
-      hooks.cancel?.removeEventListener('abort', startCancel);
+      unfollow();
       this.statusListener = undefined;
       this.inputHandler = undefined;
     }
@@ -332,29 +313,21 @@ export class UpstreamTaskSession {
    * ran), within the grace.
    */
   async cancelOnly(taskId: string): Promise<void> {
-    await this.requestCancel(taskId, Date.now() + this.limits.cancelGraceMs);
+    await sendCancel(this.cancelAttempt(taskId), Date.now() + this.limits.cancelGraceMs, this.limits.retryBaseMs);
   }
 
-  /** The record ended elsewhere: the cancel goes upstream, and what it answers is only for the record's sake (which is already final). */
-  private async forwardCancel(taskId: string): Promise<NativeOutcome> {
-    const answer = await this.requestCancel(taskId, Date.now() + this.limits.cancelGraceMs);
-    if (answer.kind === 'confirmed') return { status: 'cancelled', statusMessage: UPSTREAM_CANCEL_MESSAGES.confirmed };
-    return { status: 'cancelled', statusMessage: UPSTREAM_CANCEL_MESSAGES.unconfirmed(this.limits.cancelGraceMs, answer.kind === 'refused' ? answer.why : undefined) };
-  }
-
-  /** tasks/cancel, sent again while the upstream cannot be reached, until it answers or `deadline` passes. */
-  private async requestCancel(taskId: string, deadline: number): Promise<CancelAnswer> {
-    for (let attempt = 0; Date.now() < deadline; attempt++) {
-      const answer = await this.request('tasks/cancel', { taskId }, Math.max(1, deadline - Date.now()));
+  /** One tasks/cancel: a 2025-11-25 upstream answers the task, which may say `cancelled` already. */
+  private cancelAttempt(taskId: string): CancelAttempt {
+    return async (timeoutMs) => {
+      const answer = await this.request('tasks/cancel', { taskId }, timeoutMs);
       if (answer.ok) {
         const task = parseTask(answer.value);
         return typeof task !== 'string' && task.status === 'cancelled' ? { kind: 'confirmed' } : { kind: 'pending' };
       }
       // A task that ended first cannot be cancelled: the upstream says so with an error.
       if (answer.error instanceof UpstreamRpcError) return { kind: 'refused', why: `${answer.error.code} ${answer.error.message.replace(SDK_PREFIXES, '')}` };
-      await sleep(Math.min(this.limits.retryBaseMs * 2 ** attempt, Math.max(0, deadline - Date.now())));
-    }
-    return { kind: 'unanswered' };
+      return undefined;
+    };
   }
 
   /** tasks/result answered: its status (from the mirror, else one tasks/get) says what the result means. */
@@ -386,7 +359,7 @@ export class UpstreamTaskSession {
     const record = UPSTREAM_STATUS_TABLE[task.status].record;
     if (record === 'completed') return result ? { status: 'completed', result } : failed(`The upstream's task ${task.taskId} completed but tasks/result gave no result`);
     if (record === 'cancelled') {
-      return { status: 'cancelled', statusMessage: this.cancelForwarded ? UPSTREAM_CANCEL_MESSAGES.confirmed : (task.statusMessage ?? 'The upstream cancelled its task') };
+      return this.cancel?.started ? CONFIRMED_CANCEL : { status: 'cancelled', statusMessage: task.statusMessage ?? 'The upstream cancelled its task' };
     }
     const why = task.statusMessage ?? (result ? textOf(result) : undefined) ?? 'no reason given';
     return failed(`The upstream's task failed: ${why}`);

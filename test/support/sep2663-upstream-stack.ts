@@ -19,7 +19,7 @@ export function sep2663ShimArgs(): string[] {
   const dir = mkdtempSync(join(tmpdir(), 'mts-sep2663-up-'));
   const tokens = join(dir, 'tokens.json');
   writeFileSync(tokens, JSON.stringify({ [ALICE]: 'alice', [BOB]: 'bob' }));
-  const optional = ['slow', 'approve', 'explode', 'garbage_call', 'garbage_task', 'lost_task', 'other_task', 'status_backwards', 'never_finishes'];
+  const optional = ['slow', 'approve', 'explode', 'garbage_call', 'garbage_task', 'lost_task', 'other_task', 'status_backwards', 'never_finishes', 'cancel_too_late', 'cancel_ignored'];
   const policy = join(dir, 'policy.json');
   writeFileSync(policy, JSON.stringify({ tools: Object.fromEntries(optional.map((tool) => [tool, 'optional'])) }));
   return ['--tokens', tokens, '--policy', policy];

@@ -81,7 +81,11 @@ describe.concurrent.each(STORES)('a SEP-2663 server behind the shim: legacy wire
     expect(upstream?.answers).toEqual({});
     expect((await modern().result('tasks/get', { taskId: created.taskId })).status).toBe('input_required');
     await modern().cancelTask(created.taskId);
-    expect((await pollUntil(() => upstreamTask('approve', 'item', item), (t) => t?.status === 'cancelled'))?.status).toBe('cancelled');
+    const done = await modern().waitForStatus(created.taskId, TERMINAL, { timeoutMs: 10_000 });
+    expect(done).toMatchObject({ status: 'cancelled', statusMessage: 'Cancelled by the client; the upstream confirmed.' });
+    const upstream2 = await upstreamTask('approve', 'item', item);
+    expect(upstream2?.status).toBe('cancelled');
+    expect(upstream2?.cancels).toBe(1);
   });
 
   it('ends a legacy task-augmented call of a failing upstream task failed, readable on SEP-2663', async () => {

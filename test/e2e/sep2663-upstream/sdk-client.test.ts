@@ -48,17 +48,32 @@ describe.each(STORES)('the official SDK client on the legacy wire, a SEP-2663 se
     expect(Object.values(upstream?.answers ?? {})).toEqual([{ action: 'accept', content: { approve: true } }]);
   });
 
-  it("forwards the client's tasks/cancel to the upstream, whose task ends cancelled", async () => {
+  it("answers the client's tasks/cancel with the cancelled task once the upstream confirmed, after one upstream tasks/cancel", async () => {
     const { client } = await connect();
     const label = `sdk-cancel-${store}`;
     const created = await client.request(
-      { method: 'tools/call', params: { name: 'slow', arguments: { seconds: 30, label }, task: { ttl: 60_000 } } },
+      { method: 'tools/call', params: { name: 'slow', arguments: { seconds: 30, label, cancelAfterMs: 500 }, task: { ttl: 60_000 } } },
       CreateTaskResultSchema,
     );
-    const upstreamTask = async () => (await stack.stats()).tasks.find((t) => t.arguments.label === label);
-    await pollUntil(upstreamTask, (t) => t?.status === 'working');
-    expect((await client.experimental.tasks.cancelTask(created.task.taskId)).status).toBe('cancelled');
-    expect((await pollUntil(upstreamTask, (t) => t?.status === 'cancelled', { timeoutMs: 10_000 }))?.status).toBe('cancelled');
+    await pollUntil(() => client.experimental.tasks.getTask(created.task.taskId), (t) => t.statusMessage === `Working ${label}`);
+    const cancelled = await client.experimental.tasks.cancelTask(created.task.taskId);
+    expect(cancelled).toMatchObject({ taskId: created.task.taskId, status: 'cancelled', statusMessage: 'Cancelled by the client; the upstream confirmed.' });
+    const upstream = (await stack.stats()).tasks.find((t) => t.arguments.label === label);
+    expect(upstream?.status).toBe('cancelled');
+    expect(upstream?.cancels).toBe(1);
+  });
+
+  it("answers -32602 naming 'completed' when the upstream's task finished before the cancel, and keeps its result", async () => {
+    const { client } = await connect();
+    const marker = `sdk-too-late-${store}`;
+    const created = await client.request({ method: 'tools/call', params: { name: 'cancel_too_late', arguments: { marker }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+    await pollUntil(() => client.experimental.tasks.getTask(created.task.taskId), (t) => t.statusMessage === 'Working');
+    await expect(client.experimental.tasks.cancelTask(created.task.taskId)).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining("Cannot cancel task: already in terminal status 'completed'"),
+    });
+    expect((await client.experimental.tasks.getTask(created.task.taskId)).status).toBe('completed');
+    expect((await stack.stats()).tasks.find((t) => t.arguments.marker === marker)?.cancels).toBe(1);
   });
 
   it('reports a failed upstream task as a failed task', async () => {

@@ -6,6 +6,11 @@ import { ALICE, useSep2663Stack } from '../../support/sep2663-upstream-stack.js'
 const STORES: StoreKind[] = ['redis', 'embedded'];
 const stack = useSep2663Stack({ stores: STORES });
 const TERMINAL = ['completed', 'failed', 'cancelled'];
+// The cancel of a task an upstream task backs ends with the upstream's answer (docs/decisions/0024).
+const GRACE_MS = 5_000;
+const AWAITING = 'Cancel requested; waiting for the upstream to confirm.';
+const CONFIRMED = 'Cancelled by the client; the upstream confirmed.';
+const UNCONFIRMED = `Cancelled by the client; the upstream did not confirm within ${GRACE_MS} ms.`;
 
 describe.concurrent.each(STORES)('a SEP-2663 server behind the shim, SEP-2663 clients (%s store)', (store) => {
   const client = (): Sep2663Client => new Sep2663Client(stack.shim(store).url, { token: ALICE, capabilities: { elicitation: {} } });
@@ -81,15 +86,53 @@ describe.concurrent.each(STORES)('a SEP-2663 server behind the shim, SEP-2663 cl
     expect(done.statusMessage).toBe(`The upstream's task failed: Failed: boom-${store}`);
   });
 
-  it('forwards a cancel to the upstream with tasks/cancel, whose task ends cancelled', async () => {
+  it("acks a cancel at once; the record reads 'Cancel requested…' until the upstream's task ends, then cancelled as confirmed", async () => {
     const c = client();
     const label = `cancel-${store}`;
-    const created = await c.createTask('slow', { seconds: 30, label });
-    await pollUntil(() => upstreamTask('slow', 'label', label), (t) => t?.status === 'working');
-    expect((await c.cancelTask(created.taskId)).status).toBe(200);
-    expect((await c.getTask(created.taskId)).body.result.status).toBe('cancelled');
-    const upstream = await pollUntil(() => upstreamTask('slow', 'label', label), (t) => t?.status === 'cancelled', { timeoutMs: 10_000 });
+    // The upstream takes a second to end its task after the cancel, as a cooperative cancel does.
+    const created = await c.createTask('slow', { seconds: 30, label, cancelAfterMs: 1_000 });
+    await c.waitForTask(created.taskId, (t) => t.statusMessage === `Working ${label}`);
+    const ack = await c.cancelTask(created.taskId);
+    expect(ack.status).toBe(200);
+    expect(ack.body.result).toMatchObject({ resultType: 'complete' });
+    expect((await c.getTask(created.taskId)).body.result).toMatchObject({ status: 'working', statusMessage: AWAITING });
+    const done = await c.waitForStatus(created.taskId, TERMINAL, { timeoutMs: 10_000 });
+    expect(done).toMatchObject({ status: 'cancelled', statusMessage: CONFIRMED });
+    const upstream = await upstreamTask('slow', 'label', label);
     expect(upstream?.status).toBe('cancelled');
+    expect(upstream?.cancels).toBe(1);
+  });
+
+  it('ends a task the upstream finished before the cancel completed, with its real result, after one tasks/cancel', async () => {
+    const c = client();
+    const marker = `too-late-${store}`;
+    const created = await c.createTask('cancel_too_late', { marker });
+    await c.waitForTask(created.taskId, (t) => t.statusMessage === 'Working');
+    expect((await c.cancelTask(created.taskId)).body.result).toMatchObject({ resultType: 'complete' });
+    const done = await c.waitForStatus(created.taskId, TERMINAL, { timeoutMs: 10_000 });
+    expect(done.status).toBe('completed');
+    expect(textOf(done.result)).toBe('Finished before the cancel');
+    expect((await upstreamTask('cancel_too_late', 'marker', marker))?.cancels).toBe(1);
+  });
+
+  it('ends the task cancelled, saying the upstream did not confirm, once the grace passes without its word', async () => {
+    const c = client();
+    const marker = `ignored-${store}`;
+    const created = await c.createTask('cancel_ignored', { marker });
+    await c.waitForTask(created.taskId, (t) => t.statusMessage === 'Working');
+    const startedAt = Date.now();
+    expect((await c.cancelTask(created.taskId)).body.result).toMatchObject({ resultType: 'complete' });
+    // The cancel reaches the upstream while the record still waits for its word.
+    await pollUntil(() => upstreamTask('cancel_ignored', 'marker', marker), (t) => t?.cancels === 1, { timeoutMs: 2_000 });
+    expect((await c.getTask(created.taskId)).body.result).toMatchObject({ status: 'working', statusMessage: AWAITING });
+    const done = await c.waitForStatus(created.taskId, TERMINAL, { timeoutMs: GRACE_MS + 5_000, intervalMs: 100 });
+    const tookMs = Date.now() - startedAt;
+    expect(done).toMatchObject({ status: 'cancelled', statusMessage: UNCONFIRMED });
+    expect(tookMs).toBeGreaterThanOrEqual(GRACE_MS - 200);
+    expect(tookMs).toBeLessThan(GRACE_MS + 4_000);
+    const upstream = await upstreamTask('cancel_ignored', 'marker', marker);
+    expect(upstream?.status).toBe('working');
+    expect(upstream?.cancels).toBe(1);
   });
 
   it("pushes the mirrored task's changes to a listen stream, ending with the upstream's result", async () => {
