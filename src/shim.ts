@@ -88,7 +88,9 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   };
   const describePolicies = async (): Promise<PolicyTable> => {
     const [tools, report] = await withTimeout(
-      Promise.all([gateway.catalog.all(), gateway.discover()]),
+      // An upstream that could not be learned (down, or pinned to a protocol it does not speak) has
+      // no tools to list: the table then says why, instead of failing with the listing.
+      gateway.discover().then(async (learned) => [learned.problem ? [] : await gateway.catalog.all(), learned] as const),
       POLICY_LISTING_MS,
       `the upstream did not list its tools within ${POLICY_LISTING_MS / 1000} s`,
     );

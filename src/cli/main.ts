@@ -219,6 +219,13 @@ function announcePolicies(shim: Shim, withTable: boolean): void {
     shim.policies().then(
       (table) => {
         const { upstream, out, warnings } = policyLines(table);
+        // An upstream that could not be learned has no tools listed: its line says why, the table waits for it.
+        if (table.upstream?.problem) {
+          if (!toldDown) process.stdout.write(`${[...upstream, `  policies: the upstream is not answering (${table.upstream.problem}); the table follows when it does`].join('\n')}\n`);
+          toldDown = true;
+          setTimeout(attempt, POLICY_RETRY_MS).unref();
+          return;
+        }
         if (toldDown) process.stdout.write('mcp-tasks-shim: the upstream answers now\n');
         process.stdout.write(`${[...upstream, ...(withTable ? out : [])].join('\n')}\n`);
         if (withTable) for (const warning of warnings) process.stderr.write(`${warning}\n`);

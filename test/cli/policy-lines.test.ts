@@ -30,7 +30,9 @@ describe('the start-up lines of the policy table', () => {
   it('name what could not be learned about the upstream, and a pinned protocol as pinned', () => {
     const pinned = { ...TABLE, upstream: { protocol: '2026-07-28', pinned: true, tasks: false, sep2663Tasks: false, problem: 'the upstream did not answer server/discover' } };
     expect(policyLines(pinned).upstream).toEqual(['  protocol: 2026-07-28 (pinned); the upstream did not answer server/discover']);
-    const sep = { ...TABLE, upstream: { protocol: '2026-07-28', pinned: false, tasks: false, sep2663Tasks: true } };
-    expect(policyLines(sep).upstream).toEqual(['  protocol: 2026-07-28 (discovered), SEP-2663 tasks extension; its own tasks are not used yet, every tool runs in shim mode']);
+    const sep = { ...TABLE, upstreamDeclaresTasks: false, upstream: { protocol: '2026-07-28', pinned: false, tasks: false, sep2663Tasks: true } };
+    expect(policyLines(sep).upstream).toEqual(['  protocol: 2026-07-28 (discovered), runs tool tasks itself (SEP-2663 tasks extension)']);
+    // Such an upstream decides per call; the policy decides when a client gets a task.
+    expect(policyLines(sep).out[0]).toContain('the upstream decides per call whether it makes a task');
   });
 });

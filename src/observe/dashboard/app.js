@@ -414,7 +414,7 @@ function upstreamText(report) {
   const how = report.pinned ? 'pinned' : 'discovered';
   if (report.problem) return `Upstream protocol ${report.protocol} (${how}); ${report.problem}.`;
   if (report.protocol === '2026-07-28') {
-    return `Upstream protocol 2026-07-28 (${how})${report.sep2663Tasks ? ', SEP-2663 tasks extension' : ''}; its own tasks are not used yet, every tool runs in shim mode.`;
+    return `Upstream protocol 2026-07-28 (${how}), ${report.sep2663Tasks ? 'runs tool tasks itself (SEP-2663 tasks extension)' : 'no SEP-2663 tasks extension'}.`;
   }
   return `Upstream protocol ${report.protocol} (${how}), ${report.tasks ? 'runs tool tasks itself (capabilities.tasks)' : 'no capabilities.tasks'}.`;
 }

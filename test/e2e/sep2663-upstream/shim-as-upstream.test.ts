@@ -33,10 +33,10 @@ describe.concurrent.each(STORES)('the shim as a SEP-2663 upstream of another shi
 
   it('discovers the inner shim as a SEP-2663 server and runs every tool in sep2663 mode', async () => {
     // The start-up lines about the upstream follow the listening line once discovery answered.
-    const lines = await pollUntil(async () => outer.get(store)!.stdout(), (out) => out.includes('protocol:') && /sep2663: /.test(out));
+    const lines = await pollUntil(async () => outer.get(store)!.stdout(), (out) => out.includes('protocol:') && /^ {4}slow_compute /m.test(out));
     expect(lines).toContain('protocol: 2026-07-28 (discovered), runs tool tasks itself (SEP-2663 tasks extension)');
-    expect(lines).toMatch(/sep2663: {2}.*\bslow_compute\b/);
-    expect(lines).not.toMatch(/^\s*shim: /m);
+    expect(lines).toMatch(/^ {4}slow_compute +\S+(?: \(\d+ ms window\))? +sep2663 /m);
+    expect(lines).not.toMatch(/^ {4}\S+ +\S+(?: \(\d+ ms window\))? +shim /m);
   });
 
   it("runs a long call as the inner shim's task, to the demo upstream's result", async () => {
