@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { LegacySession } from '../../support/legacy-client.js';
 import { useNativeStack } from '../../support/native-stack.js';
 import { pollUntil, Sep2663Client, type Json } from '../../support/sep2663-client.js';
@@ -7,6 +7,17 @@ import type { ShimProcess } from '../../support/shim-process.js';
 // Replicas are started per test, so that the first one is the only worker when its task starts.
 const stack = useNativeStack({ stores: [], shimArgs: ['--job-lock-ms', '3000'] });
 const GRACE_MS = 5_000;
+
+/** Every replica a test starts is stopped after it, failed or not: a survivor would resume the next test's job. */
+const started: ShimProcess[] = [];
+async function replica(args?: string[]): Promise<ShimProcess> {
+  const shim = await stack.startShim(args);
+  started.push(shim);
+  return shim;
+}
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((shim) => shim.stop()));
+});
 const CONFIRMED = 'Cancelled by the client; the upstream confirmed.';
 
 /** Starts a long native task on `shim` and waits until its mirror runs (the upstream's progress shows). */
@@ -23,22 +34,21 @@ const upstreamCancels = async (): Promise<number> => (await stack.stats()).reque
 // Sequential: each test owns the fleet's workers while it runs.
 describe('cancelling an upstream-backed task on a fleet (Redis, two replicas)', () => {
   it('a 2025-11-25 tasks/cancel on another replica than the mirror answers the cancelled task once the upstream confirmed', { timeout: 60_000 }, async () => {
-    const mirror = await stack.startShim();
+    const mirror = await replica();
     const label = 'fleet-confirmed';
     const taskId = await mirroredTask(mirror, label);
-    const other = await stack.startShim();
+    const other = await replica();
     const session = await LegacySession.open(other.url);
     const answered = await session.result('tasks/cancel', { taskId });
     expect(answered).toMatchObject({ taskId, status: 'cancelled', statusMessage: CONFIRMED });
     expect((await upstreamTask(label))?.status).toBe('cancelled');
-    await Promise.all([mirror.stop(), other.stop()]);
   });
 
   it('concurrent cancels on both replicas and all wires end the task once, with one upstream tasks/cancel', { timeout: 60_000 }, async () => {
-    const mirror = await stack.startShim();
+    const mirror = await replica();
     const label = 'fleet-concurrent';
     const taskId = await mirroredTask(mirror, label);
-    const other = await stack.startShim();
+    const other = await replica();
     const before = await upstreamCancels();
     const legacy = await Promise.all([mirror, other, mirror, other].map((shim) => LegacySession.open(shim.url)));
     const dialect = await Promise.all([mirror, other].map((shim) => LegacySession.open(shim.url)));
@@ -52,12 +62,12 @@ describe('cancelling an upstream-backed task on a fleet (Redis, two replicas)', 
       Promise.all(sep.map((c) => c.cancelTask(taskId))),
     ]);
 
-    // Every 2025-11-25 answer is the cancelled task, or (a cancel that arrived after the end) -32602 naming it cancelled.
+    // Every 2025-11-25 answer is the cancelled task, or (a cancel that arrived after the end) -32602 naming it
+    // cancelled: which wire's cancel lands first, and whether the end comes before the others, is the host's scheduling.
     for (const answer of legacyAnswers as Json[]) {
       if (answer.error) expect(answer.error).toEqual({ code: -32602, message: "Cannot cancel task: already in terminal status 'cancelled'" });
       else expect(answer.result).toMatchObject({ taskId, status: 'cancelled', statusMessage: CONFIRMED });
     }
-    expect((legacyAnswers as Json[]).some((answer) => answer.result)).toBe(true);
     for (const answer of dialectAnswers as Json[]) expect(['running', 'error']).toContain(answer.status);
     for (const reply of sepAnswers) expect(reply.body.result).toMatchObject({ resultType: 'complete' });
 
@@ -65,15 +75,14 @@ describe('cancelling an upstream-backed task on a fleet (Redis, two replicas)', 
     expect(ended.statusMessage).toBe(CONFIRMED);
     expect((await upstreamTask(label))?.status).toBe('cancelled');
     expect((await upstreamCancels()) - before).toBe(1);
-    await Promise.all([mirror.stop(), other.stop()]);
   });
 
   it('a cancel while no mirror runs (its replica killed) ends the task cancelled within the grace; a later worker still cancels the upstream task', { timeout: 90_000 }, async () => {
-    const victim = await stack.startShim();
+    const victim = await replica();
     const label = 'fleet-dead-mirror';
     const taskId = await mirroredTask(victim, label);
     // An api replica runs no jobs: nothing resumes the mirror while the cancel waits.
-    const api = await stack.startShim(['--role', 'api']);
+    const api = await replica(['--role', 'api']);
     victim.kill();
     expect((await victim.stop()).signal).toBe('SIGKILL');
 
@@ -87,9 +96,8 @@ describe('cancelling an upstream-backed task on a fleet (Redis, two replicas)', 
     expect((await upstreamTask(label))?.status).toBe('working');
 
     // The job's lease lapses; the worker that takes it finds the record cancelled and tells the upstream.
-    const worker = await stack.startShim(['--role', 'worker']);
+    await replica(['--role', 'worker']);
     const cancelled = await pollUntil(() => upstreamTask(label), (t) => t?.status === 'cancelled', { timeoutMs: 30_000, intervalMs: 200 });
     expect(cancelled?.status).toBe('cancelled');
-    await Promise.all([api.stop(), worker.stop()]);
   });
 });
