@@ -4,7 +4,7 @@ import { isModernVersion, META } from '../wire/sep2663/constants.js';
 export type Era = 'modern' | 'legacy';
 
 /**
- * Our era-dispatch rule (sep-2663-tasks.md §1): a 2026-era version header or `_meta` version
+ * Our era-dispatch rule (MCP 2026-07-28, Versioning › Backward Compatibility, lets one endpoint serve both eras): a 2026-era version header or `_meta` version
  * means the stateless wire; otherwise `initialize` or a session id means the legacy wire; and
  * anything else is validated as modern, which answers 400 and tells a modern client what we are.
  */
@@ -22,7 +22,7 @@ export function detectEra(headers: IncomingHttpHeaders, body: unknown): Era {
 
 /**
  * GET and DELETE carry no body, so only the version header can put them on the stateless wire
- * (which answers 405); every other one belongs to the legacy wire (§1, our era-dispatch rule).
+ * (which answers 405); every other one belongs to the legacy wire (our era-dispatch rule, above).
  */
 export function detectBodylessEra(headers: IncomingHttpHeaders): Era {
   const version = headers['mcp-protocol-version'];

@@ -34,8 +34,9 @@ export interface McpEndpointOptions {
 }
 
 /**
- * The hot path: POST /mcp on plain node:http, with no framework in front (ARCHITECTURE.md,
- * "The hot path"). Checks run in the order of sep-2663-tasks.md §19.
+ * The hot path: POST /mcp on plain node:http, with no framework in front, since clients poll
+ * `tasks/get` all the time (docs/architecture.md, "Layers"). Checks run in the order of
+ * docs/architecture.md, "Order of checks on the 2026-07-28 wire".
  */
 export function createMcpEndpoint(options: McpEndpointOptions) {
   return async function handleMcp(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -2,7 +2,7 @@
 
 /**
  * Event ids are `<streamId>_<seq>`, where `seq` counts the events of the whole session, so an id
- * is unique across the session's streams and names the stream it belongs to (2025-11-25 §1.3).
+ * is unique across the session's streams and names the stream it belongs to (MCP 2025-11-25, Transports › Streamable HTTP, resumability).
  */
 
 /** The largest seq an id may carry: beyond it a number no longer round-trips. */

@@ -4,7 +4,7 @@ import { UPSTREAM_CANCEL_MESSAGES } from '../mapping/upstream-statuses.js';
 /**
  * What the upstream made of a forwarded `tasks/cancel`: its task is `cancelled` (a 2025-11-25
  * answer can say so); it took the cancel but its task may still run (a 2025-11-25 task that
- * cancels cooperatively, or any SEP-2663 ack, §14); it refused (an error: its task was terminal,
+ * cancels cooperatively, or any SEP-2663 `tasks/cancel` ack); it refused (an error: its task was terminal,
  * or it no longer knows it); or it did not answer within the grace.
  */
 export type CancelAnswer = { kind: 'confirmed' } | { kind: 'pending' } | { kind: 'refused'; why: string } | { kind: 'unanswered' };

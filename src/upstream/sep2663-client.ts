@@ -18,7 +18,7 @@ export interface Sep2663CallOptions {
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
 /**
- * A stateless MCP 2026-07-28 client of the upstream (sep-2663-tasks.md Part A): one POST per
+ * A stateless MCP 2026-07-28 client of the upstream (MCP 2026-07-28, Transports › Streamable HTTP): one POST per
  * request with `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and the per-request `_meta`,
  * an answer in JSON or SSE. The official SDK does not speak this revision. Every answer is
  * checked against a wire schema; what fails it is the upstream's fault (UpstreamProtocolError),

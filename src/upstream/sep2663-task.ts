@@ -151,7 +151,7 @@ export class Sep2663Tasks {
     let unreachable = 0;
     let wake: () => void = () => undefined;
     const wakeUp = (): void => wake();
-    // The ack says nothing of the task (§14): once it came, the next tasks/get reads what the cancel did.
+    // The ack says nothing of the task (SEP-2663, `tasks/cancel`: cancellation is cooperative): once it came, the next tasks/get reads what the cancel did.
     const cancel = this.newCancel(taskId, capabilities, () => {
       if (cancel.answered) nextPoll = Date.now();
       wakeUp();
@@ -261,7 +261,7 @@ export class Sep2663Tasks {
     }
   }
 
-  /** The cancel of one upstream task: `tasks/cancel` answers an ack (§14) or refuses (e.g. an id it does not know). */
+  /** The cancel of one upstream task: `tasks/cancel` answers an ack (SEP-2663, `tasks/cancel`) or refuses (e.g. an id it does not know). */
   private newCancel(taskId: string, capabilities: Record<string, unknown>, onChange?: () => void): ClientCancel {
     return new ClientCancel(this.limits.cancelGraceMs, this.limits.retryBaseMs, this.cancelAttempt(taskId, capabilities), onChange);
   }

@@ -11,7 +11,7 @@ import type { z } from 'zod';
 export interface TranslatedRoute {
   /** The result's shape, on both eras: an upstream answer that fails it is the upstream's fault. */
   schema: z.ZodType;
-  /** The 2026-07-28 cache hint a result of this method carries (sep-2663-tasks.md §5). */
+  /** The 2026-07-28 cache hint a result of this method carries (MCP 2026-07-28, Server › Discovery: `ttlMs` and `cacheScope`). */
   cache?: 'public' | 'private';
 }
 

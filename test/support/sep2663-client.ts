@@ -16,7 +16,7 @@ export const META = {
 } as const;
 export const TASKS_CAPABILITY = { extensions: { [TASKS_EXTENSION]: {} } };
 
-/** `params` field `Mcp-Name` carries, per method (§2). */
+/** `params` field `Mcp-Name` carries, per method (MCP 2026-07-28, Transports › Streamable HTTP, request headers). */
 const NAME_FIELD: Readonly<Record<string, string>> = {
   'tools/call': 'name',
   'prompts/get': 'name',
@@ -56,7 +56,7 @@ export interface Reply {
 
 let nextId = 1;
 
-/** `=?base64?…?=` unless the value is plain visible ASCII without edge whitespace (§2.1). */
+/** `=?base64?…?=` unless the value is plain visible ASCII without edge whitespace (MCP 2026-07-28, header value encoding). */
 export function encodeHeaderValue(value: string): string {
   const plain = /^[\x21-\x7E]([\x20-\x7E\t]*[\x21-\x7E])?$/.test(value) && !/^=\?base64\?.*\?=$/s.test(value);
   return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;

@@ -2,7 +2,7 @@ import { encodeHeaderValue } from './wire.js';
 import { isRecord } from './shapes.js';
 
 /**
- * `Mcp-Param-{Name}` headers (§2): a tool argument whose `inputSchema` property carries
+ * `Mcp-Param-{Name}` headers (MCP 2026-07-28, Transports › Streamable HTTP, request headers): a tool argument whose `inputSchema` property carries
  * `"x-mcp-header": "{Name}"` is mirrored into a header. The schemas come from `tools/list`,
  * which the client reads only when a server first refuses a `tools/call` for a missing header.
  */
@@ -22,7 +22,7 @@ export function headerMapFromTools(tools: unknown[]): ToolHeaderMap {
   return map;
 }
 
-/** The headers one call needs: present, non-null arguments only, values encoded per §2.1. */
+/** The headers one call needs: present, non-null arguments only, values encoded per MCP 2026-07-28 header value encoding. */
 export function paramHeaders(map: ToolHeaderMap | undefined, tool: string, args: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const { property, header } of map?.get(tool) ?? []) {

@@ -100,7 +100,7 @@ export type ToolCallAnswer =
   | { kind: 'input'; inputRequests: Record<string, TaskInputRequest>; requestState?: string };
 
 /**
- * The polymorphic `tools/call` result (§4, §7, §8): `complete` (or absent, pre-2026), `task`, or
+ * The polymorphic `tools/call` result (MCP 2026-07-28 `resultType`, MRTR, and SEP-2663): `complete` (or absent, pre-2026), `task`, or
  * `input_required` (MRTR: input the call needs before it answers or becomes a task).
  */
 export function classifyToolCallResult(value: Record<string, unknown>, tool: string): ToolCallAnswer {

@@ -9,7 +9,7 @@ export interface TaskListen {
 }
 
 /**
- * `subscriptions/listen` for one task (§17). Each `notifications/tasks` for it goes to
+ * `subscriptions/listen` for one task (MCP 2026-07-28, Patterns › Subscriptions; SEP-2663, `notifications/tasks`). Each `notifications/tasks` for it goes to
  * `onTask`. Any failure (refused, not acknowledged, malformed, dropped) just ends the listen:
  * polling is always running underneath, so the caller only hears `onActiveChange` and polls
  * at its normal rate again. There is no reconnect.

@@ -64,7 +64,7 @@ export class TasksClient {
       try {
         raw = await send();
       } catch (err) {
-        // A missing Mcp-Param-* header is refused before anything runs (§19 step 4): learn the schemas once and retry.
+        // A missing Mcp-Param-* header is refused before anything runs (step 4 of the shim's order of checks, docs/architecture.md): learn the schemas once and retry.
         if (!(err instanceof McpRequestError) || err.code !== HEADER_MISMATCH || this.toolHeaders !== undefined) throw err;
         this.toolHeaders = await this.loadToolHeaders();
         if (Object.keys(paramHeaders(this.toolHeaders, name, args)).length === 0) throw err;
@@ -72,7 +72,7 @@ export class TasksClient {
       }
       const answer = classifyToolCallResult(raw, name);
       if (answer.kind === 'input') {
-        // MRTR (§7): the same call again, with the answers and the server's requestState.
+        // MRTR (MCP 2026-07-28, Patterns › MRTR): the same call again, with the answers and the server's requestState.
         if (round >= MAX_INPUT_ROUNDS) throw new InvalidAnswerError(`tools/call ${name}`, `still asking for input after ${MAX_INPUT_ROUNDS} rounds`);
         const inputResponses = await this.answerBeforeTask(answer.inputRequests, options);
         params = { name, arguments: args, inputResponses, ...(answer.requestState === undefined ? {} : { requestState: answer.requestState }) };

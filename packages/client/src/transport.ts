@@ -23,7 +23,7 @@ export interface SendOptions {
 export type JsonRpcMessage = Record<string, unknown>;
 
 /**
- * One JSON-RPC request per POST on the stateless 2026-07-28 wire (§1–§3): the headers, the
+ * One JSON-RPC request per POST on the stateless 2026-07-28 wire (MCP 2026-07-28, Transports › Streamable HTTP): the headers, the
  * per-request `_meta` (the tasks extension always declared), and an answer read from either
  * `application/json` or `text/event-stream`.
  */

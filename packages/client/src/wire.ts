@@ -28,7 +28,7 @@ const ENCODED = /^=\?base64\?.*\?=$/s;
 const PLAIN = /^[\x21-\x7E]([\x20-\x7E\t]*[\x21-\x7E])?$/;
 
 /**
- * A header value as `Mcp-Name`/`Mcp-Param-*` carry it (sep-2663-tasks.md §2.1): as is when every
+ * A header value as `Mcp-Name`/`Mcp-Param-*` carry it (MCP 2026-07-28, Transports › Streamable HTTP, header value encoding): as is when every
  * character is visible ASCII, space or tab with no edge whitespace, else `=?base64?…?=` of its
  * UTF-8 bytes. `btoa` and TextEncoder rather than Buffer, so that it runs in browsers too.
  */

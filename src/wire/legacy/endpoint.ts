@@ -167,7 +167,7 @@ export class LegacyAdapter implements WireAdapter {
    * A client's answer to a pushed input request settles that key, checked as tasks/update checks
    * one; anything else is the upstream's. Unknown, foreign, stale and duplicate answers are
    * ignored alike (202: the client learns nothing from them); a malformed one is refused with 400
-   * and its JSON-RPC error, and its key stays outstanding (mcp-2025-11-25-tasks.md §1, §11).
+   * and its JSON-RPC error, and its key stays outstanding (MCP 2025-11-25, Transports › Streamable HTTP and Utilities › Tasks, input_required).
    */
   private async answer(session: SessionRecord, response: JsonRpcResponse): Promise<Reply | Forward> {
     const push = parsePushId(response.id);

@@ -14,7 +14,7 @@ function firstText(result: Record<string, unknown> | undefined): string | undefi
   return text?.text;
 }
 
-/** The flat 2025-11-25 `Task` (§4 of its spec). */
+/** The flat 2025-11-25 `Task` (MCP 2025-11-25 schema). */
 export function renderMcpTask(task: TaskRecord): Record<string, unknown> {
   const row = STATUS_TABLE[task.status];
   const toolError = isToolError(task);

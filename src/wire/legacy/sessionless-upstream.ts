@@ -37,14 +37,14 @@ const SESSION_VERSIONS: ReadonlySet<string> = new Set([LEGACY_PROTOCOL_VERSION, 
  */
 const SESSION_CAPABILITIES = ['tools', 'resources', 'prompts', 'completions'] as const;
 
-/** Members of a 2026-07-28 result that a 2025-11-25 session has no use for (§4, §5). */
+/** Members of a 2026-07-28 result that a 2025-11-25 session has no use for (MCP 2026-07-28: `resultType`, and the cache hints of Server › Discovery). */
 const MODERN_RESULT_MEMBERS = ['resultType', 'ttlMs', 'cacheScope'] as const;
 
 /** Any result: the upstream's answer to a method the shim has no schema for is the client's to read. */
 const AnyResult = z.looseObject({});
 
 /**
- * The method's result schema, or an MRTR answer (§7) let through as it is, so that it is named for
+ * The method's result schema, or an MRTR answer (MCP 2026-07-28, Patterns › MRTR) let through as it is, so that it is named for
  * what it is rather than as a result missing its fields; other failures keep their issues' paths.
  */
 function orInputRequired(schema: z.ZodType): z.ZodType {

@@ -89,7 +89,7 @@ export function getStream(deps: LegacyDeps, session: SessionRecord, slot: Stream
 }
 
 /**
- * `tasks/result` (2025-11-25 §6, our rule: always SSE): the task's side-channel requests and
+ * `tasks/result` (MCP 2025-11-25, Utilities › Tasks; our rule: always SSE): the task's side-channel requests and
  * status notifications travel here while it runs; the original result or error ends it.
  */
 export function resultStream(

@@ -47,7 +47,7 @@ export class LegacyTaskMethods {
     };
   }
 
-  /** Task-augmented `tools/call` (2025-11-25 §3): the nested CreateTaskResult. */
+  /** Task-augmented `tools/call` (MCP 2025-11-25, Utilities › Tasks): the nested CreateTaskResult. */
   async toolsCallAsTask(session: SessionRecord, params: Record<string, unknown> | undefined): Promise<Record<string, unknown>> {
     const call = parseParams(ToolsCallWithTask, params);
     // As tasks/create: a tool the upstream does not list gets no task that could only fail.

@@ -59,7 +59,7 @@ type MethodHandler = (call: Call) => Promise<Record<string, unknown> | StreamAns
 
 /**
  * The SEP-2663 adapter on the 2026-07-28 stateless wire: validates each POST in the order of
- * §19, calls the task core, and renders its answers in this wire's shapes.
+ * docs/architecture.md, "Order of checks on the 2026-07-28 wire", calls the task core, and renders its answers in this wire's shapes.
  */
 export class Sep2663Handler implements WireAdapter {
   private readonly methods: ReadonlyMap<string, MethodHandler>;
@@ -105,7 +105,7 @@ export class Sep2663Handler implements WireAdapter {
     }
   }
 
-  /** Steps 2–5 of §19. Unknown methods (step 6) are found by `handle`. */
+  /** Steps 2–5 of the order of checks (docs/architecture.md). Unknown methods (step 6) are found by `handle`. */
   private validate(input: WireRequest): Call {
     const message = classify(input.body);
     if (message.kind === 'response') throw new InvalidRequestError('a client never POSTs a JSON-RPC response on this wire');
@@ -238,7 +238,7 @@ export class Sep2663Handler implements WireAdapter {
   private async translate(method: string, route: TranslatedRoute, call: Call): Promise<Record<string, unknown>> {
     const { _meta: _dropped, ...params } = call.params;
     const result = (await this.options.upstream.request(method, params, route.schema, call.signal()).catch((err: unknown) => {
-      // A method the upstream does not serve is unknown here too: -32601 with its 404 (§6).
+      // A method the upstream does not serve is unknown here too: -32601 with its 404 (MCP 2026-07-28 error codes).
       if (err instanceof UpstreamRpcError && err.code === ErrorCode.MethodNotFound) throw new MethodNotFoundError(method, 'not served by the upstream');
       throw err;
     })) as Record<string, unknown>;

@@ -21,7 +21,7 @@ function single(headers: WireRequest['headers'], name: string): string | undefin
   return Array.isArray(value) ? value.join(',') : value;
 }
 
-/** Header checks of §2.2, in the order of §19 step 4. Throws HeaderMismatchError (-32020). */
+/** Header checks (MCP 2026-07-28, Transports › Streamable HTTP, request headers), step 4 of the order of checks (docs/architecture.md). Throws HeaderMismatchError (-32020). */
 export function checkHeaders(
   headers: WireRequest['headers'],
   method: string,

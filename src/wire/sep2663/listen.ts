@@ -22,7 +22,7 @@ export interface ListenOptions {
 }
 
 /**
- * `subscriptions/listen` with `taskIds` (§17): the acknowledgement first (listing only the ids
+ * `subscriptions/listen` with `taskIds` (MCP 2026-07-28, Patterns › Subscriptions; SEP-2663, `notifications/tasks`): the acknowledgement first (listing only the ids
  * this principal may see), then one snapshot per accepted id, then a `notifications/tasks` on
  * every change until that id is terminal. The snapshots are read before the stream opens, so
  * that a store that does not answer gets the client a JSON-RPC error it can act on. The HTTP edge

@@ -24,7 +24,7 @@ function renderTask(task: PolledTask): Record<string, unknown> {
   return out;
 }
 
-/** `DetailedTask`: the status variant with its required extra field (§9). */
+/** `DetailedTask`: the status variant with its required extra field (SEP-2663 schema, `DetailedTask`). */
 export function renderDetailedTask(task: PolledTask): Record<string, unknown> {
   const out = renderTask(task);
   switch (task.status) {

@@ -14,7 +14,7 @@ const Meta = z.looseObject({
   [META.clientInfo]: z.looseObject({ name: z.string(), version: z.string() }).optional(),
 });
 
-/** Step 3 of §19: the two required `_meta` keys. */
+/** Step 3 of the order of checks (docs/architecture.md): the two required `_meta` keys. */
 const RequestMeta = z.looseObject({ _meta: Meta });
 type RequestMeta = z.infer<typeof Meta>;
 
@@ -52,7 +52,7 @@ export function plainToolsCall(params: Record<string, unknown>): z.infer<typeof 
 export const ToolsCallParams = z.looseObject({
   name: z.string().min(1),
   arguments: z.record(z.string(), z.unknown()).optional(),
-  /** An MRTR retry (§7): the answers, and the state the shim handed out with the question. */
+  /** An MRTR retry (MCP 2026-07-28, Patterns › MRTR): the answers, and the state the shim handed out with the question. */
   inputResponses: z.record(z.string(), z.unknown()).optional(),
   requestState: z.string().min(1).max(4096).optional(),
 });
@@ -65,7 +65,7 @@ export const TasksUpdateParams = z.looseObject({
 export const ListenParams = z.looseObject({
   notifications: z
     .looseObject({
-      // An id that is not ours is simply not acknowledged (§17), not an error; one too long to
+      // An id that is not ours is simply not acknowledged (SEP-2663, `subscriptions/listen`), not an error; one too long to
       // be anybody's is a malformed param, like too many ids (docs/decisions/0006-limits.md).
       taskIds: z.array(z.string().max(MAX_TASK_ID_LENGTH, TASK_ID_TOO_LONG)).optional(),
     })

@@ -48,7 +48,7 @@ async function expectStillServing(url: string): Promise<void> {
   expect(textOf(result)).toBe('Hello, again!');
 }
 
-describe.concurrent('errors and the order of checks (§19)', () => {
+describe.concurrent('errors and the order of checks (docs/architecture.md)', () => {
   const url = (): string => stack.shim().url;
   const client = (): Sep2663Client => new Sep2663Client(url());
   afterEach(async () => expectStillServing(url()));

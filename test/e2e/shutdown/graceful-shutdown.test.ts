@@ -53,7 +53,7 @@ describe('graceful shutdown on SIGTERM', () => {
     const signalledAt = Date.now();
     leaving.signal('SIGTERM');
 
-    // The listen result is the graceful end (sep-2663-tasks.md §17), then the stream closes.
+    // The listen result is the graceful end (SEP-2663, `subscriptions/listen`), then the stream closes.
     const end = await listen.nextMessage((m) => m.id === 'L-shutdown', 5_000);
     expect(end).toEqual({ jsonrpc: '2.0', id: 'L-shutdown', result: { resultType: 'complete', _meta: { [META.subscriptionId]: 'L-shutdown' } } });
     expect(await listen.next(5_000)).toBeUndefined();
