@@ -53,7 +53,13 @@ export function runPrettier(root: string, files: readonly string[]): PrettierOut
   if (files.length === 0) return { kind: 'not-run', reason: 'no file changed' };
   const home = prettierHome(root);
   if (!home) return { kind: 'not-run', reason: 'no Prettier config with Prettier installed' };
-  const result = spawnSync(home.bin, ['--write', '--log-level', 'warn', ...files], { cwd: home.dir, encoding: 'utf8', timeout: PRETTIER_TIMEOUT_MS });
+  // Plain text for the report: Prettier colours its messages when it thinks a terminal or CI reads them.
+  const result = spawnSync(home.bin, ['--write', '--log-level', 'warn', '--no-color', ...files], {
+    cwd: home.dir,
+    encoding: 'utf8',
+    timeout: PRETTIER_TIMEOUT_MS,
+    env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
+  });
   if (result.error) return { kind: 'failed', message: result.error.message };
   if (result.status !== 0) return { kind: 'failed', message: `exit ${result.status ?? result.signal}: ${firstError(result.stderr)}` };
   return { kind: 'ran', files: files.length };
