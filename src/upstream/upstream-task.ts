@@ -107,7 +107,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export class UpstreamTaskSession {
   private inputHandler: UpstreamInputHandler | undefined;
   private statusListener: ((params: unknown) => void) | undefined;
-  /** The cancel of the task this session mirrors: one that went upstream makes a `cancelled` end its confirmation. */
+  /** The cancel of the mirrored task: one that went upstream makes a `cancelled` end its confirmation. */
   private cancel: ClientCancel | undefined;
 
   private constructor(
@@ -133,7 +133,7 @@ export class UpstreamTaskSession {
     return made.session;
   }
 
-  /** The upstream's id of this session; a session the upstream did not name cannot be rejoined. */
+  /** The upstream's id of the task session; a session the upstream did not name cannot be rejoined. */
   get sessionId(): string | undefined {
     return this.transport.sessionId;
   }
@@ -292,7 +292,7 @@ export class UpstreamTaskSession {
 
   /**
    * Answers a side-channel request the upstream sent to a replica that died before answering it:
-   * a JSON-RPC response on this session, with the upstream's own request id.
+   * a JSON-RPC response on the task session, with the upstream's own request id.
    */
   async answer(id: RequestId, answer: { result: Record<string, unknown> } | { error: JsonRpcErrorObject }): Promise<void> {
     try {

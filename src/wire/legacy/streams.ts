@@ -59,8 +59,8 @@ function sessionStream(deps: LegacyDeps, session: SessionRecord, slot: StreamSlo
 }
 
 /**
- * The standalone GET stream: the shim's pushes for this session's tasks, and the upstream's own
- * GET stream for this session, merged under the shim's event ids.
+ * The standalone GET stream: the shim's pushes for the client session's tasks, and the upstream's own
+ * GET stream of its upstream session, merged under the shim's event ids.
  */
 export function getStream(deps: LegacyDeps, session: SessionRecord, slot: StreamSlot, resume?: Resumption): SseStream {
   return sessionStream(deps, session, slot, resume?.streamId ?? newStreamId('g'), async (stream, out) => {
