@@ -78,7 +78,7 @@ export function getStream(deps: LegacyDeps, session: SessionRecord, slot: Stream
       statusNotifications: !session.usesTasksCreate,
       retentionMs: deps.retentionMs,
     });
-    // The upstream's own messages for this session, under the shim's event ids.
+    // The upstream's own messages for the client's session, under the shim's event ids.
     const stopRelay = session.upstreamSessionId ? deps.upstream.openStream(session.upstreamSessionId, (message) => stream.send(message)) : undefined;
     whenClosed(out, () => {
       feed.stop();

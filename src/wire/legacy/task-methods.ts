@@ -122,7 +122,7 @@ export class LegacyTaskMethods {
     };
   }
 
-  /** Reads the task for this principal and makes this session the one its pushes go to. */
+  /** Reads the task for this principal and makes the caller's session the one its pushes go to. */
   async touch(session: SessionRecord, taskId: string): Promise<TaskRecord> {
     const task = await this.deps.service.touchTask(session.principal, taskId, session.sessionId);
     if (!isTerminal(task.status)) await this.deps.sessions.watchTask(session.sessionId, taskId, this.deps.retentionMs);
