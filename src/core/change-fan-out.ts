@@ -6,12 +6,12 @@ export interface ChangeNotice {
 }
 
 /** Where change events come from: the task store (or whatever stands in front of it). */
-export interface ChangeSource {
-  subscribe(listener: (change: ChangeNotice) => void): () => void;
+export interface ChangeSource<C extends ChangeNotice = ChangeNotice> {
+  subscribe(listener: (change: C) => void): () => void;
 }
 
-/** Called with the id of a task that changed; the listener reads it when it wants to. */
-type ChangeListener = (taskId: string) => void;
+/** Called with the change; a listener that needs more than it says reads the task itself. */
+type ChangeListener<C> = (change: C) => void;
 
 /**
  * The change events of one process, routed to the streams that want them: one subscription to the
@@ -19,20 +19,20 @@ type ChangeListener = (taskId: string) => void;
  * listeners. A change costs two map lookups however many streams are open, instead of one call per
  * open stream. docs/decisions/0027-lua-and-fan-out.md.
  */
-export class ChangeFanOut {
-  private readonly byTask = new Map<string, Set<ChangeListener>>();
-  private readonly bySession = new Map<string, Set<ChangeListener>>();
+export class ChangeFanOut<C extends ChangeNotice = ChangeNotice> {
+  private readonly byTask = new Map<string, Set<ChangeListener<C>>>();
+  private readonly bySession = new Map<string, Set<ChangeListener<C>>>();
   private unsubscribe: (() => void) | undefined;
 
-  constructor(private readonly source: ChangeSource) {}
+  constructor(private readonly source: ChangeSource<C>) {}
 
   /** Calls `listener` on every change of `taskId` until the returned function is called. */
-  onTask(taskId: string, listener: ChangeListener): () => void {
+  onTask(taskId: string, listener: ChangeListener<C>): () => void {
     return this.add(this.byTask, taskId, listener);
   }
 
   /** Calls `listener` on every change of a task whose pushes go to `sessionId`. */
-  onSession(sessionId: string, listener: ChangeListener): () => void {
+  onSession(sessionId: string, listener: ChangeListener<C>): () => void {
     return this.add(this.bySession, sessionId, listener);
   }
 
@@ -41,9 +41,9 @@ export class ChangeFanOut {
     return { subscribed: this.unsubscribe !== undefined, tasks: this.byTask.size, sessions: this.bySession.size };
   }
 
-  private add(map: Map<string, Set<ChangeListener>>, id: string, listener: ChangeListener): () => void {
+  private add(map: Map<string, Set<ChangeListener<C>>>, id: string, listener: ChangeListener<C>): () => void {
     // Wrapped so that one function added twice is two registrations, each removable alone.
-    const entry: ChangeListener = (taskId) => listener(taskId);
+    const entry: ChangeListener<C> = (change) => listener(change);
     let listeners = map.get(id);
     if (!listeners) {
       listeners = new Set();
@@ -64,13 +64,13 @@ export class ChangeFanOut {
     };
   }
 
-  private deliver(change: ChangeNotice): void {
+  private deliver(change: C): void {
     const forTask = this.byTask.get(change.taskId);
     const forSession = change.sessionId === undefined ? undefined : this.bySession.get(change.sessionId);
     // Snapshots: a listener added while delivering does not see a change that predates it.
     for (const listener of [...(forTask ?? []), ...(forSession ?? [])]) {
       try {
-        listener(change.taskId);
+        listener(change);
       } catch (error) {
         // One failing stream must not starve the others; the error still surfaces as uncaught.
         queueMicrotask(() => {
@@ -81,14 +81,16 @@ export class ChangeFanOut {
   }
 }
 
-const fanOuts = new WeakMap<ChangeSource, ChangeFanOut>();
+// Keyed by source, whose change type fixes the fan-out's: the cast below cannot mix them.
+const fanOuts = new WeakMap<object, unknown>();
 
 /**
- * The one fan-out of `source` in this process: every stream of every wire that follows changes
- * of that source shares it, without the composition root handing an instance to each adapter.
+ * The one fan-out of `source` in this process: every stream of every wire, every wait and every
+ * running job that follows changes of that source shares it, without the composition root
+ * handing an instance to each of them.
  */
-export function changeFanOut(source: ChangeSource): ChangeFanOut {
-  let fanOut = fanOuts.get(source);
+export function changeFanOut<C extends ChangeNotice>(source: ChangeSource<C>): ChangeFanOut<C> {
+  let fanOut = fanOuts.get(source) as ChangeFanOut<C> | undefined;
   if (!fanOut) {
     fanOut = new ChangeFanOut(source);
     fanOuts.set(source, fanOut);

@@ -1,4 +1,5 @@
 import { awaitInput, carriedId, collectInput, keyCarryingId } from '../core/collect-input.js';
+import { changeFanOut } from '../core/change-fan-out.js';
 import { ErrorCode, UnavailableError, UpstreamRpcError } from '../core/errors.js';
 import type { NativeHooks, NativeOutcome, NativeResume, ToolInvoker, UpstreamTasks } from '../core/ports.js';
 import { isTerminal, type TaskRecord } from '../core/task.js';
@@ -189,8 +190,8 @@ export class TaskRunner {
     const cancel = new AbortController();
     // A cancel recorded while no mirror ran (a resumed mirror) is forwarded at once.
     if (task.cancelRequested) cancel.abort();
-    const unsubscribe = store.subscribe((change) => {
-      if (change.taskId !== task.taskId) return;
+    // Through the process's fan-out: a change costs a lookup, not a call per running job.
+    const unsubscribe = changeFanOut(store).onTask(task.taskId, (change) => {
       if (isTerminal(change.status)) abort.abort(CANCELLED);
       else if (change.cancelRequested) cancel.abort();
     });

@@ -22,9 +22,9 @@ describe('ChangeFanOut', () => {
     const heard: string[] = [];
     const mine = await tasks.create(newTask());
     const other = await tasks.create(newTask());
-    fanOut.onTask(mine.taskId, (taskId) => heard.push(`task:${taskId}`));
-    fanOut.onSession('s1', (taskId) => heard.push(`s1:${taskId}`));
-    fanOut.onSession('s2', (taskId) => heard.push(`s2:${taskId}`));
+    fanOut.onTask(mine.taskId, ({ taskId }) => heard.push(`task:${taskId}`));
+    fanOut.onSession('s1', ({ taskId }) => heard.push(`s1:${taskId}`));
+    fanOut.onSession('s2', ({ taskId }) => heard.push(`s2:${taskId}`));
     await tasks.setStatusMessage(other.taskId, 'no one listens', Date.now());
     await tasks.touchSession(other.taskId, 'alice', 's1', Date.now());
     await tasks.setStatusMessage(mine.taskId, 'mine', Date.now());

@@ -15,9 +15,9 @@ export interface PollersResult {
 /**
  * `clients` SEP-2663 clients, each on a keep-alive connection of its own, polling one task's
  * tasks/get every `intervalMs` until it ends. They start spread over one interval, as clients that
- * started at different moments.
+ * started at different moments. `token` authenticates them (a shim with bearer tokens).
  */
-export async function pollTask(url: string, taskId: string, options: { clients: number; intervalMs: number }): Promise<PollersResult> {
+export async function pollTask(url: string, taskId: string, options: { clients: number; intervalMs: number; token?: string }): Promise<PollersResult> {
   const target = new URL(url);
   const pool = new Pool(target.origin, { connections: options.clients, pipelining: 1 });
   const seen = new Set<string>();
@@ -25,7 +25,7 @@ export async function pollTask(url: string, taskId: string, options: { clients: 
   const client = async (offset: number): Promise<Json> => {
     await new Promise((resolve) => setTimeout(resolve, offset));
     for (;;) {
-      const { headers, body } = buildRequest('tasks/get', { taskId });
+      const { headers, body } = buildRequest('tasks/get', { taskId }, { token: options.token });
       const res = await pool.request({ path: target.pathname, method: 'POST', headers, body: JSON.stringify(body) });
       const reply = (await res.body.json()) as Json;
       const task = reply?.result;

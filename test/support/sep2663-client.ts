@@ -325,21 +325,3 @@ export class ListenStream {
 export function textOf(result: Json): string {
   return ((result?.content ?? []) as Array<{ type: string; text?: string }>).map((block) => (block.type === 'text' ? block.text : '')).join('');
 }
-
-/**
- * `clients` concurrent pollers of one task, each polling `tasks/get` every 100 ms until it is
- * terminal: the final task, and every `statusMessage` any of them saw.
- */
-export async function pollTogether(client: Sep2663Client, taskId: string, clients: number): Promise<{ done: Json; seen: Set<string> }> {
-  const seen = new Set<string>();
-  const pollers = Array.from({ length: clients }, async () => {
-    for (;;) {
-      const task: Json = await client.result('tasks/get', { taskId });
-      if (task.statusMessage) seen.add(task.statusMessage);
-      if (['completed', 'failed', 'cancelled'].includes(task.status)) return task;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  });
-  const [done] = await Promise.all(pollers);
-  return { done, seen };
-}

@@ -42,7 +42,7 @@ export class PushFeed {
   async start(): Promise<void> {
     const { tasks, sessions, session, scope } = this.options;
     const changes = changeFanOut(tasks);
-    const onChange = (taskId: string): void => void this.refresh(taskId, false);
+    const onChange = (change: { taskId: string }): void => void this.refresh(change.taskId, false);
     this.unsubscribe = scope.kind === 'result' ? changes.onTask(scope.taskId, onChange) : changes.onSession(session.sessionId, onChange);
     const initial = scope.kind === 'result' ? [scope.taskId] : await sessions.watchedTasks(session.sessionId);
     await Promise.all(initial.map((taskId) => this.refresh(taskId, true)));

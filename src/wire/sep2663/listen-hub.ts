@@ -1,6 +1,6 @@
 import { changeFanOut, type ChangeFanOut } from '../../core/change-fan-out.js';
 import { isTerminal, type TaskRecord } from '../../core/task.js';
-import type { TaskFeed } from '../../core/task-change.js';
+import type { TaskChange, TaskFeed } from '../../core/task-change.js';
 import { taskFrame } from './listen-frame.js';
 import { renderDetailedTask } from './render.js';
 
@@ -55,7 +55,7 @@ export class ListenHub {
   private readonly snapshots = new Map<string, Promise<TaskRecord | undefined>>();
   private readonly sweepMs: number;
   private readonly sweepBatch: number;
-  private readonly changes: ChangeFanOut;
+  private readonly changes: ChangeFanOut<TaskChange>;
   /** Per watched task, what stops following its change events. */
   private readonly following = new Map<string, () => void>();
   private sweepTimer?: NodeJS.Timeout;
@@ -100,7 +100,7 @@ export class ListenHub {
       if (!watchers) {
         watchers = new Map();
         this.watched.set(task.taskId, watchers);
-        this.following.set(task.taskId, this.changes.onTask(task.taskId, (taskId) => void this.refresh(taskId)));
+        this.following.set(task.taskId, this.changes.onTask(task.taskId, (change) => void this.refresh(change.taskId)));
       }
       watchers.set(watcher, sent(task));
       ids.push(task.taskId);
