@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every scenario against the shim and its baselines in one run.
- * Knobs (env): BENCH_ROUNDS (3), BENCH_DURATION_S (5), BENCH_CONNECTIONS (32),
+ * Knobs (env): BENCH_ROUNDS (5), BENCH_DURATION_S (5), BENCH_CONNECTIONS (32),
  * BENCH_ONLY=tasks-get,create,… (a subset, written to bench/results/partial.json; with BENCH_MERGE=1 its
  * results replace those scenarios in latest.json and the doc is regenerated from the merge),
  * BENCH_PROFILE_DIR=dir (run the shim with --cpu-prof into dir; summarise with bench/lib/profile-summary.ts).
@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { BenchContext, ScenarioResult } from './lib/context.js';
 import { untilIdle } from './lib/cpu.js';
 import { ROOT } from './lib/proc.js';
+import { readHistory, recordRun } from './lib/history.js';
 import { renderSection, writeDoc, type Machine } from './lib/report.js';
 import { DASHBOARD_SEED, seedTraffic, type SeedSummary } from './lib/seed-traffic.js';
 import { policyFile, startBareRedis, startPipeProxy, startRedis, startSdkBaseline, startShim, startUpstream } from './lib/servers.js';
@@ -42,6 +43,17 @@ const loadBefore = loadavg().map((x) => x.toFixed(1)).join(' ');
 const log = (line: string): void => {
   process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
 };
+
+/** The commit measured, marked when the work tree had changes. */
+function commitOf(): string {
+  try {
+    const head = execSync('git rev-parse --short HEAD', { cwd: ROOT }).toString().trim();
+    const dirty = execSync('git status --porcelain --untracked-files=no -- src bench ":(exclude)bench/results"', { cwd: ROOT }).toString().trim() !== '';
+    return dirty ? `${head}+changes` : head;
+  } catch {
+    return 'unknown';
+  }
+}
 
 function cpuModel(): string {
   try {
@@ -80,7 +92,7 @@ const ctx: BenchContext = {
   pipe,
   policy,
   workDir,
-  rounds: Number(env.BENCH_ROUNDS ?? 3),
+  rounds: Number(env.BENCH_ROUNDS ?? 5),
   durationS: Number(env.BENCH_DURATION_S ?? 5),
   connections: Number(env.BENCH_CONNECTIONS ?? 32),
   log,
@@ -118,10 +130,12 @@ const machine: Machine = {
 };
 mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
 const latestFile = join(ROOT, 'bench/results/latest.json');
+const historyFile = join(ROOT, 'bench/results/history.json');
 let outFile = join(ROOT, only ? 'bench/results/partial.json' : 'bench/results/latest.json');
 writeFileSync(outFile, `${JSON.stringify({ machine, results, failures }, null, 2)}\n`);
 if (!only) {
-  writeDoc(join(ROOT, 'docs/benchmarks.md'), renderSection(machine, results, failures));
+  const history = recordRun(historyFile, { date: machine.date, commit: commitOf(), settings: machine.settings }, results);
+  writeDoc(join(ROOT, 'docs/benchmarks.md'), renderSection(machine, results, failures, history));
 } else if (env.BENCH_MERGE === '1' && existsSync(latestFile)) {
   // Re-run scenarios replace theirs in the full run's results; the run's machine line notes the merge.
   const latest = JSON.parse(readFileSync(latestFile, 'utf8')) as { machine: Machine; results: ScenarioResult[]; failures: Array<{ name: string; error: string }> };
@@ -130,7 +144,8 @@ if (!only) {
   const mergedFailures = [...latest.failures.filter((f) => !only.has(f.name)), ...failures];
   const mergedMachine = { ...latest.machine, settings: `${latest.machine.settings}; re-run ${[...only].join(', ')} at ${machine.date} (load ${machine.load})` };
   writeFileSync(latestFile, `${JSON.stringify({ machine: mergedMachine, results: merged, failures: mergedFailures }, null, 2)}\n`);
-  writeDoc(join(ROOT, 'docs/benchmarks.md'), renderSection(mergedMachine, merged, mergedFailures));
+  // A merge is not a full run: the history stays as the last full runs recorded it.
+  writeDoc(join(ROOT, 'docs/benchmarks.md'), renderSection(mergedMachine, merged, mergedFailures, readHistory(historyFile)));
   outFile = latestFile;
 }
 for (const r of results) for (const t of r.targets) log(`${t.pass === null ? 'info' : t.pass ? 'pass' : 'MISS'}  ${r.name}: ${t.target} — ${t.value}`);

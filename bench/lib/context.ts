@@ -23,7 +23,15 @@ export interface TargetCheck {
   target: string;
   value: string;
   pass: boolean | null;
+  /**
+   * The one number the target is judged on, with its line: a figure that swings with the host is
+   * judged on the median of the last full runs (bench/lib/history.ts), not on one run.
+   */
+  figure?: Figure;
 }
+
+/** A measured number and the side of the line it must be on. */
+export type Figure = { value: number } & ({ atLeast: number } | { atMost: number } | { under: number });
 
 export interface ScenarioResult {
   name: string;

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import type { ScenarioResult } from './context.js';
+import type { ScenarioResult, TargetCheck } from './context.js';
+import { figureKey, meets, recentFigures, RUNS_PER_VERDICT, type RecordedRun } from './history.js';
 
 const BEGIN = '<!-- bench:generated:begin (npm run bench rewrites this section) -->';
 const END = '<!-- bench:generated:end -->';
@@ -24,7 +25,24 @@ function table(rows: Array<Record<string, string | number>>): string {
 
 const verdict = (pass: boolean | null): string => (pass === null ? 'info' : pass ? '**pass**' : '**MISS**');
 
-export function renderSection(machine: Machine, results: ScenarioResult[], failures: Array<{ name: string; error: string }>): string {
+/**
+ * One row of the targets table. A target with a figure that the last RUNS_PER_VERDICT full runs all
+ * measured is judged on their median (decision 0012: one run on this host decides nothing near the
+ * line); any other on this run.
+ */
+function targetRow(scenario: string, t: TargetCheck, history: RecordedRun[]): Record<string, string> {
+  const recent = t.figure ? recentFigures(history, figureKey(scenario, t.target)) : undefined;
+  const judged = t.figure && recent && recent.values.length === RUNS_PER_VERDICT ? meets(t.figure, recent.median) : t.pass;
+  return {
+    scenario,
+    target: t.target,
+    'this run': t.pass === null ? t.value : `${t.value} (${t.pass ? 'pass' : 'MISS'})`,
+    [`last ${RUNS_PER_VERDICT} full runs → median`]: recent ? `${recent.values.join(' · ')} → ${recent.median}` : '—',
+    verdict: verdict(judged),
+  };
+}
+
+export function renderSection(machine: Machine, results: ScenarioResult[], failures: Array<{ name: string; error: string }>, history: RecordedRun[]): string {
   const out: string[] = [BEGIN, '## Results (generated)', ''];
   out.push(`- Command: \`${machine.command}\` (${machine.settings})`);
   out.push(`- Machine: ${machine.nproc} cores (\`nproc\`), ${machine.cpu}, Node ${machine.node}`);
@@ -32,7 +50,11 @@ export function renderSection(machine: Machine, results: ScenarioResult[], failu
   out.push(`- Host load average (other processes share the 2 cores): ${machine.load}. Absolute numbers swing with it; the ratios come from interleaved rounds of the same run.`);
   out.push('- Everything (Redis, upstream, shim, baselines, autocannon in its own process, the bench) on the same host, loopback only; medians of the rounds.');
   out.push('', '### Targets', '');
-  out.push(table(results.flatMap((r) => r.targets.map((t) => ({ scenario: r.name, target: t.target, measured: t.value, verdict: verdict(t.pass) })))));
+  out.push(
+    `The verdict of a target with one figure is on the median of that figure over the last ${RUNS_PER_VERDICT} full runs (bench/results/history.json, this one included) once ${RUNS_PER_VERDICT} runs have measured it; the others, and this run's own verdict beside its figure, are on this run alone.`,
+    '',
+  );
+  out.push(table(results.flatMap((r) => r.targets.map((t) => targetRow(r.name, t, history)))));
   for (const f of failures) out.push(`\nScenario \`${f.name}\` failed: \`${f.error.replace(/\n/g, ' ').slice(0, 300)}\``);
   for (const r of results) {
     out.push('', `### ${r.title}`, '');

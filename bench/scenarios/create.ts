@@ -11,6 +11,7 @@ import { legacy, mustResult, openLegacySession, sep2663 } from '../lib/mcp.js';
 import { sleep, type Served } from '../lib/proc.js';
 import { queueDepth, startShim } from '../lib/servers.js';
 import { ratio } from '../lib/stats.js';
+import { ratioTarget } from '../lib/target.js';
 
 /** The api/worker pair keeps its own queue, so that the all-in-one replica's worker never takes its jobs. */
 const SPLIT_PREFIX = 'mts-bench-split';
@@ -71,7 +72,7 @@ export async function createTasks(ctx: BenchContext): Promise<ScenarioResult> {
         'api shim ÷ this': v.name === API_ROW ? '—' : ratio(shim.rps, result[v.name]!.rps),
       })),
       targets: [
-        { target: 'creation (api replica) ≥ 0.5× bare node+redis (one write)', value: `${ratio(shim.rps, bare.rps)}×`, pass: shim.rps >= 0.5 * bare.rps },
+        ratioTarget('creation (api replica) ≥ 0.5× bare node+redis (one write)', ratio(shim.rps, bare.rps), 0.5),
         { target: '(info) creation (api replica) vs SDK in-memory server', value: `${ratio(shim.rps, sdk.rps)}×`, pass: null },
         { target: '(info) creation (all-in-one replica) vs bare node+redis', value: `${ratio(all.rps, bare.rps)}×`, pass: null },
       ],

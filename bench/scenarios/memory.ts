@@ -7,6 +7,7 @@ import { mustResult, sep2663 } from '../lib/mcp.js';
 import { sleep, type Served } from '../lib/proc.js';
 import { startRedis, startShim, type RedisServer } from '../lib/servers.js';
 import { median, round } from '../lib/stats.js';
+import { figureTarget } from '../lib/target.js';
 
 const TASKS = 1_000;
 const TTL_TASKS = 200;
@@ -169,7 +170,7 @@ export async function memory(ctx: BenchContext): Promise<ScenarioResult> {
       },
     ],
     targets: [
-      { target: '≤ 1 KiB Redis per finished task beyond its payload (used_memory Δ)', value: `${overhead} B (task hash alone: ${keyOverhead} B)`, pass: overhead <= 1024 },
+      figureTarget('≤ 1 KiB Redis per finished task beyond its payload (used_memory Δ)', `${overhead} B (task hash alone: ${keyOverhead} B)`, { value: overhead, atMost: 1024 }),
       {
         target: 'zero keys after TTL expiry',
         value: `${ttl.withIds} keys naming a task, ${ttl.taskState} other non-aggregate keys (${ttl.left - ttl.taskState} traffic-aggregate buckets)`,

@@ -12,6 +12,7 @@ import { runOpenLoop, type OpenLoopResult } from '../lib/open-loop.js';
 import { sleep, spawnServer, type Served } from '../lib/proc.js';
 import { queueDepth, startShim } from '../lib/servers.js';
 import { median, ratio, round } from '../lib/stats.js';
+import { ratioTarget } from '../lib/target.js';
 
 /** Its own queue and keys: the main shim's worker must not take jobs meant for another upstream. */
 const NATIVE_PREFIX = 'mts-bench-native';
@@ -66,7 +67,7 @@ export async function native(ctx: BenchContext): Promise<ScenarioResult> {
         })),
       ],
       targets: [
-        { target: 'tasks/get of a mirrored task ≥ 0.7× bare node+redis', value: `${ratio(mirrored.rps, bare.rps)}×`, pass: mirrored.rps >= 0.7 * bare.rps },
+        ratioTarget('tasks/get of a mirrored task ≥ 0.7× bare node+redis', ratio(mirrored.rps, bare.rps), 0.7),
         {
           target: `upstream requests per mirrored task per pollInterval, ${POLLERS} clients polling: exactly 1`,
           value: `${mirror.perInterval} (${mirror.upstreamGets} tasks/get in ${mirror.intervals} intervals; ${mirror.clientPolls} client polls)`,

@@ -6,6 +6,7 @@ import { startShim } from '../lib/servers.js';
 import { legacy, mustResult, openLegacySession } from '../lib/mcp.js';
 import { medianOf, sequentialLatency, type LatencySample } from '../lib/latency.js';
 import { ratio, round } from '../lib/stats.js';
+import { figureTarget, ratioTarget } from '../lib/target.js';
 
 /** Its own prefix: it digests no recorded week at start-up and shares no session with the main shim. */
 const FRESH_PREFIX = 'mts-bench-fresh';
@@ -72,8 +73,8 @@ async function measure(ctx: BenchContext, freshUrl: string): Promise<ScenarioRes
       'shim ÷ this': t.name === shimN ? '—' : ratio(load[shimN]!.rps, load[t.name]!.rps),
     })),
     targets: [
-      { target: 'passthrough ≥ 0.9× pipe proxy throughput', value: `${ratio(load[shimN]!.rps, load[pipeN]!.rps)}×`, pass: load[shimN]!.rps >= 0.9 * load[pipeN]!.rps },
-      { target: 'passthrough adds ≤ 1 ms p50 (1 connection, vs direct)', value: `+${added} ms (pipe proxy: +${pipeAdded} ms)`, pass: added <= 1 },
+      ratioTarget('passthrough ≥ 0.9× pipe proxy throughput', ratio(load[shimN]!.rps, load[pipeN]!.rps), 0.9),
+      figureTarget('passthrough adds ≤ 1 ms p50 (1 connection, vs direct)', `+${added} ms (pipe proxy: +${pipeAdded} ms)`, { value: added, atMost: 1 }),
       { target: '(info) fresh shim replica vs pipe proxy throughput', value: `${ratio(load[freshN]!.rps, load[pipeN]!.rps)}×`, pass: null },
     ],
     notes: [

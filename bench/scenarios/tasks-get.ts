@@ -5,6 +5,7 @@ import { legacy, mustResult, openLegacySession, sep2663 } from '../lib/mcp.js';
 import { runOpenLoop, type OpenLoopResult } from '../lib/open-loop.js';
 import { sleep } from '../lib/proc.js';
 import { median, ratio, round } from '../lib/stats.js';
+import { figureTarget, ratioTarget } from '../lib/target.js';
 
 export async function tasksGet(ctx: BenchContext): Promise<ScenarioResult> {
   const created = await mustResult(ctx.shim.url, sep2663('tools/call', { name: 'greet', arguments: { name: 'bench' } }));
@@ -65,9 +66,9 @@ export async function tasksGet(ctx: BenchContext): Promise<ScenarioResult> {
       'shim ÷ this': v.name.startsWith('shim') ? '—' : ratio(shim.rps, peak[v.name]!.rps),
     })),
     targets: [
-      { target: 'tasks/get ≥ 1.0× SDK in-memory server', value: `${ratio(shim.rps, sdk.rps)}×`, pass: shim.rps >= sdk.rps },
-      { target: 'tasks/get ≥ 0.7× bare node+redis', value: `${ratio(shim.rps, bare.rps)}×`, pass: shim.rps >= 0.7 * bare.rps },
-      { target: 'tasks/get p99 < 5 ms at half of peak', value: `${shimHalf.p99} ms @ ${shimHalf.rate} req/s`, pass: shimHalf.p99 < 5 },
+      ratioTarget('tasks/get ≥ 1.0× SDK in-memory server', ratio(shim.rps, sdk.rps), 1),
+      ratioTarget('tasks/get ≥ 0.7× bare node+redis', ratio(shim.rps, bare.rps), 0.7),
+      figureTarget('tasks/get p99 < 5 ms at half of peak', `${shimHalf.p99} ms @ ${shimHalf.rate} req/s`, { value: shimHalf.p99, under: 5 }),
     ],
     notes: [
       `${ctx.connections} connections, ${ctx.durationS} s per round, ${ctx.rounds} rounds; one completed task polled repeatedly.`,

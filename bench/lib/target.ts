@@ -1,0 +1,12 @@
+import type { Figure, TargetCheck } from './context.js';
+import { meets } from './history.js';
+
+/** A target judged on one number: this run's verdict, and the figure the median of several runs is taken of. */
+export function figureTarget(target: string, value: string, figure: Figure): TargetCheck {
+  return { target, value, pass: meets(figure, figure.value), figure };
+}
+
+/** A throughput ratio (the shim ÷ a baseline) that must reach `atLeast`. */
+export function ratioTarget(target: string, measured: number, atLeast: number): TargetCheck {
+  return figureTarget(target, `${measured}×`, { value: measured, atLeast });
+}
