@@ -3,16 +3,21 @@ import {
   callRedis,
   disconnect,
   openRedis,
+  subscriberFor,
   type RedisClientOptions,
   type RedisConnection,
 } from '../store/redis/connection.js';
 import { checkPrefix, DEFAULT_PREFIX } from '../store/redis/keys.js';
 import { loadScripts, type RunKeysScript } from '../store/redis/scripts.js';
+import { ListenerSet } from '../store/listeners.js';
 import { DEFAULT_MAX_EVENTS, formatEventId, parseEventId, positive } from './common.js';
 import {
+  cancelChannel,
+  decodeCancel,
   decodeEvent,
   decodeSession,
   decodeStreamMeta,
+  encodeCancel,
   encodePatch,
   encodeSession,
   encodeStreamMeta,
@@ -22,7 +27,7 @@ import {
   streamKey,
   type SessionKeys,
 } from './redis-session-layout.js';
-import type { DueSession, DueSessions, SessionRecord, SessionStore, StreamEvent, StreamMeta, TaskPageEntry } from './session-store.js';
+import type { DueSession, DueSessions, RequestCancel, SessionRecord, SessionStore, StreamEvent, StreamMeta, TaskPageEntry } from './session-store.js';
 
 export interface RedisSessionStoreOptions extends RedisClientOptions {
   /** Prefix of every key; default `mts`, the task store's, with which it shares a Redis. */
@@ -68,11 +73,18 @@ export class RedisSessionStore implements SessionStore {
   private readonly prefix: string;
   private readonly maxEvents: number;
   private readonly scripts: Record<Script, RunKeysScript>;
+  private readonly channel: string;
+  private readonly cancels = new ListenerSet<RequestCancel>();
+  /** Opened with the first `onRequestCancel`: a replica whose upstream keeps sessions never needs it. */
+  private subscriber?: RedisConnection;
+  private subscription?: Promise<void>;
+  private closed = false;
 
   constructor(options: RedisSessionStoreOptions = {}) {
     // Checked before connecting, so that bad options leave no connection behind.
     this.prefix = checkPrefix(options.prefix ?? DEFAULT_PREFIX);
     this.maxEvents = positive('maxEvents', options.maxEvents ?? DEFAULT_MAX_EVENTS);
+    this.channel = cancelChannel(this.prefix);
     const { redis, owned } = openRedis(options);
     this.redis = redis;
     this.ownsClient = owned;
@@ -227,8 +239,45 @@ export class RedisSessionStore implements SessionStore {
     return (await this.run('has-result-stream', [resultStreamKey(this.prefix, taskId)], [])) === 1;
   }
 
+  async publishCancel(cancel: RequestCancel): Promise<void> {
+    await callRedis('Session store', this.redis, () => this.redis.publish(this.channel, encodeCancel(cancel)));
+  }
+
+  onRequestCancel(listener: (cancel: RequestCancel) => void): () => void {
+    const unsubscribe = this.cancels.add(listener);
+    this.listen().catch(() => {}); // only rejects once closed, when no cancel can arrive anyway
+    return unsubscribe;
+  }
+
+  requestCancelsReady(): Promise<void> {
+    return this.listen();
+  }
+
   async close(): Promise<void> {
-    if (this.ownsClient) await disconnect(this.redis);
+    this.closed = true;
+    this.cancels.clear();
+    const owned = [this.subscriber, this.ownsClient ? this.redis : undefined];
+    await Promise.all(owned.map((client) => client && disconnect(client)));
+  }
+
+  /** One lazily opened subscriber connection serves every cancel listener of this store. */
+  private listen(): Promise<void> {
+    // After close() a new connection would never be quit.
+    if (this.closed) return Promise.reject(new Error('Session store is closed'));
+    if (!this.subscription) {
+      // SUBSCRIBE waits out an outage; ioredis subscribes again on every reconnect.
+      const subscriber = subscriberFor(this.redis);
+      subscriber.on('message', (channel: string, message: string) => {
+        if (channel !== this.channel) return;
+        const cancel = decodeCancel(message);
+        if (cancel) this.cancels.emit(cancel);
+      });
+      this.subscriber = subscriber;
+      this.subscription = subscriber.subscribe(this.channel).then(() => undefined);
+      // Only close() makes SUBSCRIBE fail; whoever awaits requestCancelsReady() still sees the rejection.
+      this.subscription.catch(() => {});
+    }
+    return this.subscription;
   }
 
   private indexKeys(): string[] {
