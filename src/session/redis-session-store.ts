@@ -3,13 +3,13 @@ import {
   callRedis,
   disconnect,
   openRedis,
-  subscriberFor,
   type RedisClientOptions,
   type RedisConnection,
 } from '../store/redis/connection.js';
 import { checkPrefix, DEFAULT_PREFIX } from '../store/redis/keys.js';
 import { loadScripts, type RunKeysScript } from '../store/redis/scripts.js';
 import { ListenerSet } from '../store/listeners.js';
+import { ChannelSubscription } from '../store/redis/channel-subscription.js';
 import { DEFAULT_MAX_EVENTS, formatEventId, parseEventId, positive } from './common.js';
 import {
   cancelChannel,
@@ -75,20 +75,22 @@ export class RedisSessionStore implements SessionStore {
   private readonly scripts: Record<Script, RunKeysScript>;
   private readonly channel: string;
   private readonly cancels = new ListenerSet<RequestCancel>();
-  /** Opened with the first `onRequestCancel`: a replica whose upstream keeps sessions never needs it. */
-  private subscriber?: RedisConnection;
-  private subscription?: Promise<void>;
-  private closed = false;
+  /** Opened with the first `onRequestCancel`: a replica whose upstream keeps sessions never opens it. */
+  private readonly subscription: ChannelSubscription;
 
   constructor(options: RedisSessionStoreOptions = {}) {
     // Checked before connecting, so that bad options leave no connection behind.
     this.prefix = checkPrefix(options.prefix ?? DEFAULT_PREFIX);
     this.maxEvents = positive('maxEvents', options.maxEvents ?? DEFAULT_MAX_EVENTS);
-    this.channel = cancelChannel(this.prefix);
     const { redis, owned } = openRedis(options);
     this.redis = redis;
     this.ownsClient = owned;
     this.scripts = loadScripts(redis, new URL('./lua/', import.meta.url), SCRIPTS);
+    this.channel = cancelChannel(this.prefix);
+    this.subscription = new ChannelSubscription(redis, this.channel, 'Session store', (message) => {
+      const cancel = decodeCancel(message);
+      if (cancel) this.cancels.emit(cancel);
+    });
   }
 
   async create(session: SessionRecord, idleTtlMs: number): Promise<void> {
@@ -245,39 +247,17 @@ export class RedisSessionStore implements SessionStore {
 
   onRequestCancel(listener: (cancel: RequestCancel) => void): () => void {
     const unsubscribe = this.cancels.add(listener);
-    this.listen().catch(() => {}); // only rejects once closed, when no cancel can arrive anyway
+    this.subscription.listen().catch(() => {}); // only rejects once closed, when no cancel can arrive anyway
     return unsubscribe;
   }
 
   requestCancelsReady(): Promise<void> {
-    return this.listen();
+    return this.subscription.listen();
   }
 
   async close(): Promise<void> {
-    this.closed = true;
     this.cancels.clear();
-    const owned = [this.subscriber, this.ownsClient ? this.redis : undefined];
-    await Promise.all(owned.map((client) => client && disconnect(client)));
-  }
-
-  /** One lazily opened subscriber connection serves every cancel listener of this store. */
-  private listen(): Promise<void> {
-    // After close() a new connection would never be quit.
-    if (this.closed) return Promise.reject(new Error('Session store is closed'));
-    if (!this.subscription) {
-      // SUBSCRIBE waits out an outage; ioredis subscribes again on every reconnect.
-      const subscriber = subscriberFor(this.redis);
-      subscriber.on('message', (channel: string, message: string) => {
-        if (channel !== this.channel) return;
-        const cancel = decodeCancel(message);
-        if (cancel) this.cancels.emit(cancel);
-      });
-      this.subscriber = subscriber;
-      this.subscription = subscriber.subscribe(this.channel).then(() => undefined);
-      // Only close() makes SUBSCRIBE fail; whoever awaits requestCancelsReady() still sees the rejection.
-      this.subscription.catch(() => {});
-    }
-    return this.subscription;
+    await Promise.all([this.subscription.close(), this.ownsClient ? disconnect(this.redis) : undefined]);
   }
 
   private indexKeys(): string[] {
