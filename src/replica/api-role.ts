@@ -74,6 +74,7 @@ export function startApiRole(options: ApiRoleOptions): ApiRole {
     },
     serverInfo,
     timeoutMs: () => service.syncTimeoutMs,
+    cancels: stores.sessions,
   });
   const legacy = new LegacyAdapter({
     service,
@@ -116,6 +117,9 @@ export function startApiRole(options: ApiRoleOptions): ApiRole {
       reaper.stop();
       streams.endAll();
     },
-    close: () => gateway.http.close(),
+    close: () => {
+      sessionless.close();
+      return gateway.http.close();
+    },
   };
 }

@@ -1,7 +1,8 @@
 import { InternalError } from '../core/errors.js';
 import { ExpiryTimers } from '../store/embedded/expiry-timers.js';
+import { ListenerSet } from '../store/listeners.js';
 import { compareBytes, DEFAULT_MAX_EVENTS, formatEventId, parseEventId, positive } from './common.js';
-import type { DueSession, DueSessions, SessionRecord, SessionStore, StreamEvent, StreamMeta, TaskPageEntry } from './session-store.js';
+import type { DueSession, DueSessions, RequestCancel, SessionRecord, SessionStore, StreamEvent, StreamMeta, TaskPageEntry } from './session-store.js';
 
 export interface EmbeddedSessionStoreOptions {
   /** How many events each stream's replay log keeps; default 1000. */
@@ -47,6 +48,7 @@ export class EmbeddedSessionStore implements SessionStore {
   private readonly due = new Map<string, { session: DueSession; dueAt: number }>();
   private readonly sessionTimers = new ExpiryTimers((sessionId) => this.sweepSession(sessionId));
   private readonly resultTimers = new ExpiryTimers((taskId) => this.sweepResultStreams(taskId));
+  private readonly cancels = new ListenerSet<RequestCancel>();
 
   constructor(options: EmbeddedSessionStoreOptions = {}) {
     this.maxEvents = positive('maxEvents', options.maxEvents ?? DEFAULT_MAX_EVENTS);
@@ -266,7 +268,21 @@ export class EmbeddedSessionStore implements SessionStore {
     return [...(this.resultStreams.get(taskId)?.values() ?? [])].some((until) => until > now);
   }
 
+  async publishCancel(cancel: RequestCancel): Promise<void> {
+    const copy = { sessionId: cancel.sessionId, requestId: cancel.requestId };
+    // Later, as from Redis: a listener never runs inside the publisher's call.
+    queueMicrotask(() => this.cancels.emit(copy));
+  }
+
+  onRequestCancel(listener: (cancel: RequestCancel) => void): () => void {
+    return this.cancels.add(listener);
+  }
+
+  /** Nothing to wait for: the listeners of this process hear every cancel from the moment they subscribe. */
+  async requestCancelsReady(): Promise<void> {}
+
   async close(): Promise<void> {
+    this.cancels.clear();
     this.sessionTimers.clear();
     this.resultTimers.clear();
     this.sessions.clear();

@@ -1,4 +1,4 @@
-import type { SessionRecord, StreamMeta } from './session-store.js';
+import type { RequestCancel, SessionRecord, StreamMeta } from './session-store.js';
 
 /**
  * Where a session lies in Redis. Every key of a session carries the hash tag `{s:<sessionId>}`,
@@ -137,4 +137,27 @@ export interface SessionIndexKeys {
 
 export function sessionIndexKeys(prefix: string): SessionIndexKeys {
   return { due: `${prefix}:sess-due:{sessions}`, meta: `${prefix}:sess-meta:{sessions}` };
+}
+
+/** The channel of the sessions' request cancels; one per prefix, every replica subscribed once. */
+export function cancelChannel(prefix: string): string {
+  return `${prefix}:sess-cancels`;
+}
+
+export function encodeCancel(cancel: RequestCancel): string {
+  return JSON.stringify({ sessionId: cancel.sessionId, requestId: cancel.requestId });
+}
+
+/** A published cancel; undefined for anything else on the channel (a stray publisher must not crash a replica). */
+export function decodeCancel(message: string): RequestCancel | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(message);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const { sessionId, requestId } = parsed as Record<string, unknown>;
+  if (typeof sessionId !== 'string' || (typeof requestId !== 'string' && typeof requestId !== 'number')) return undefined;
+  return { sessionId, requestId };
 }

@@ -8,11 +8,16 @@ import {
 } from '../store/redis/connection.js';
 import { checkPrefix, DEFAULT_PREFIX } from '../store/redis/keys.js';
 import { loadScripts, type RunKeysScript } from '../store/redis/scripts.js';
+import { ListenerSet } from '../store/listeners.js';
+import { ChannelSubscription } from '../store/redis/channel-subscription.js';
 import { DEFAULT_MAX_EVENTS, formatEventId, parseEventId, positive } from './common.js';
 import {
+  cancelChannel,
+  decodeCancel,
   decodeEvent,
   decodeSession,
   decodeStreamMeta,
+  encodeCancel,
   encodePatch,
   encodeSession,
   encodeStreamMeta,
@@ -22,7 +27,7 @@ import {
   streamKey,
   type SessionKeys,
 } from './redis-session-layout.js';
-import type { DueSession, DueSessions, SessionRecord, SessionStore, StreamEvent, StreamMeta, TaskPageEntry } from './session-store.js';
+import type { DueSession, DueSessions, RequestCancel, SessionRecord, SessionStore, StreamEvent, StreamMeta, TaskPageEntry } from './session-store.js';
 
 export interface RedisSessionStoreOptions extends RedisClientOptions {
   /** Prefix of every key; default `mts`, the task store's, with which it shares a Redis. */
@@ -68,6 +73,10 @@ export class RedisSessionStore implements SessionStore {
   private readonly prefix: string;
   private readonly maxEvents: number;
   private readonly scripts: Record<Script, RunKeysScript>;
+  private readonly channel: string;
+  private readonly cancels = new ListenerSet<RequestCancel>();
+  /** Opened with the first `onRequestCancel`: a replica whose upstream keeps sessions never opens it. */
+  private readonly subscription: ChannelSubscription;
 
   constructor(options: RedisSessionStoreOptions = {}) {
     // Checked before connecting, so that bad options leave no connection behind.
@@ -77,6 +86,11 @@ export class RedisSessionStore implements SessionStore {
     this.redis = redis;
     this.ownsClient = owned;
     this.scripts = loadScripts(redis, new URL('./lua/', import.meta.url), SCRIPTS);
+    this.channel = cancelChannel(this.prefix);
+    this.subscription = new ChannelSubscription(redis, this.channel, 'Session store', (message) => {
+      const cancel = decodeCancel(message);
+      if (cancel) this.cancels.emit(cancel);
+    });
   }
 
   async create(session: SessionRecord, idleTtlMs: number): Promise<void> {
@@ -227,8 +241,23 @@ export class RedisSessionStore implements SessionStore {
     return (await this.run('has-result-stream', [resultStreamKey(this.prefix, taskId)], [])) === 1;
   }
 
+  async publishCancel(cancel: RequestCancel): Promise<void> {
+    await callRedis('Session store', this.redis, () => this.redis.publish(this.channel, encodeCancel(cancel)));
+  }
+
+  onRequestCancel(listener: (cancel: RequestCancel) => void): () => void {
+    const unsubscribe = this.cancels.add(listener);
+    this.subscription.listen().catch(() => {}); // only rejects once closed, when no cancel can arrive anyway
+    return unsubscribe;
+  }
+
+  requestCancelsReady(): Promise<void> {
+    return this.subscription.listen();
+  }
+
   async close(): Promise<void> {
-    if (this.ownsClient) await disconnect(this.redis);
+    this.cancels.clear();
+    await Promise.all([this.subscription.close(), this.ownsClient ? disconnect(this.redis) : undefined]);
   }
 
   private indexKeys(): string[] {

@@ -45,6 +45,15 @@ export interface DueSessions {
   extended: Array<DueSession & { dueAt: number }>;
 }
 
+/**
+ * A client's `notifications/cancelled` for a request of one of its sessions, told to every
+ * replica: the one running the request aborts it (src/wire/legacy/sessionless-upstream.ts).
+ */
+export interface RequestCancel {
+  sessionId: string;
+  requestId: string | number;
+}
+
 export interface TaskPageEntry {
   taskId: string;
   createdAt: number;
@@ -104,6 +113,17 @@ export interface SessionStore {
   holdResultStream(taskId: string, holder: string, ttlMs: number): Promise<void>;
   releaseResultStream(taskId: string, holder: string): Promise<void>;
   hasResultStream(taskId: string): Promise<boolean>;
+
+  /**
+   * Tells the `onRequestCancel` listeners of every replica, this one's included, that a session
+   * cancelled one of its requests. Nothing is kept: a replica that is not listening at that
+   * moment never hears of it.
+   */
+  publishCancel(cancel: RequestCancel): Promise<void>;
+  /** Calls `listener` with every cancel published from now on, until the returned function is called. */
+  onRequestCancel(listener: (cancel: RequestCancel) => void): () => void;
+  /** Resolves once `onRequestCancel` listeners hear the cancels of every replica (Redis SUBSCRIBE takes a round trip). */
+  requestCancelsReady(): Promise<void>;
 
   close(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { newOpaqueId, newTaskId } from '../../src/core/ids.js';
 import type {
+  RequestCancel,
   SessionRecord,
   SessionStore,
   StreamMeta,
@@ -635,6 +636,43 @@ export function describeSessionStoreContract(
         });
         const next = await second.appendEvent(record.sessionId, 'r1', 'x');
         expect((await store.eventsAfter(record.sessionId, eventId))?.events).toEqual([{ eventId: next, data: 'x' }]);
+      });
+    });
+
+    describe('request cancels', () => {
+      /** A replica listening to the cancels, ready to hear every replica's. */
+      async function listening(each: SessionStore): Promise<{ heard: RequestCancel[]; stop: () => void }> {
+        const heard: RequestCancel[] = [];
+        const stop = each.onRequestCancel((cancel) => heard.push(cancel));
+        await each.requestCancelsReady();
+        return { heard, stop };
+      }
+
+      it('tells every listening replica, the publishing one included, with request ids of either type', async () => {
+        const other = replica();
+        const [here, there] = await Promise.all([listening(store), listening(other)]);
+        const cancels: RequestCancel[] = [
+          { sessionId: 's-1', requestId: 'call-7' },
+          { sessionId: 's-1', requestId: 7 },
+        ];
+        for (const cancel of cancels) await store.publishCancel(cancel);
+        await vi.waitFor(() => expect(there.heard).toEqual(cancels), WAIT);
+        await vi.waitFor(() => expect(here.heard).toEqual(cancels), WAIT);
+      });
+
+      it('tells a listener nothing once it stopped listening', async () => {
+        const [stopped, still] = await Promise.all([listening(replica()), listening(replica())]);
+        stopped.stop();
+        await store.publishCancel({ sessionId: 's-2', requestId: 1 });
+        await vi.waitFor(() => expect(still.heard).toHaveLength(1), WAIT);
+        expect(stopped.heard).toEqual([]);
+      });
+
+      it('keeps nothing of a cancel, heard or not', async () => {
+        await listening(store);
+        await store.publishCancel({ sessionId: 's-3', requestId: 'x'.repeat(256) });
+        await replica().publishCancel({ sessionId: 's-3', requestId: 3 });
+        expect(await backend.residue()).toBe(0);
       });
     });
 

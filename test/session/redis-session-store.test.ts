@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { UnavailableError } from '../../src/core/errors.js';
 import { RedisSessionStore } from '../../src/session/redis-session-store.js';
 import type { SessionRecord } from '../../src/session/session-store.js';
@@ -156,6 +156,52 @@ describe('RedisSessionStore layout', () => {
   });
 });
 
+describe('RedisSessionStore request cancels', () => {
+  const stores: RedisSessionStore[] = [];
+  function open(prefix: string): RedisSessionStore {
+    const store = new RedisSessionStore({ url: server.url, prefix });
+    stores.push(store);
+    return store;
+  }
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map((store) => store.close()));
+  });
+
+  it('publishes on one channel under its prefix, and hears only the cancels of its own prefix', async () => {
+    const mine = open('cancels-a');
+    const heard: unknown[] = [];
+    mine.onRequestCancel((cancel) => heard.push(cancel));
+    await mine.requestCancelsReady();
+    const other = open('cancels-b');
+    await other.publishCancel({ sessionId: 's', requestId: 'elsewhere' });
+    await open('cancels-a').publishCancel({ sessionId: 's', requestId: 'here' });
+    await vi.waitFor(() => expect(heard).toEqual([{ sessionId: 's', requestId: 'here' }]), { timeout: 5_000 });
+    expect(await admin.pubsub('CHANNELS', 'cancels-*')).toEqual(['cancels-a:sess-cancels']);
+  });
+
+  it('ignores anything on its channel that is not a cancel', async () => {
+    const store = open('cancels-stray');
+    const heard: unknown[] = [];
+    store.onRequestCancel((cancel) => heard.push(cancel));
+    await store.requestCancelsReady();
+    for (const stray of ['not json', 'null', '[]', '{"sessionId":"s"}', '{"sessionId":1,"requestId":1}', '{"sessionId":"s","requestId":{}}']) {
+      await admin.publish('cancels-stray:sess-cancels', stray);
+    }
+    await store.publishCancel({ sessionId: 's', requestId: 2 });
+    await vi.waitFor(() => expect(heard).toEqual([{ sessionId: 's', requestId: 2 }]), { timeout: 5_000 });
+  });
+
+  it('closes its subscriber connection with the store', async () => {
+    const store = open('cancels-closed');
+    store.onRequestCancel(() => undefined);
+    await store.requestCancelsReady();
+    expect(await admin.pubsub('NUMSUB', 'cancels-closed:sess-cancels')).toEqual(['cancels-closed:sess-cancels', 1]);
+    await store.close();
+    await vi.waitFor(async () => expect(await admin.pubsub('NUMSUB', 'cancels-closed:sess-cancels')).toEqual(['cancels-closed:sess-cancels', 0]), { timeout: 5_000 });
+    await expect(store.requestCancelsReady()).rejects.toThrow('Session store is closed');
+  });
+});
+
 describe('RedisSessionStore when Redis goes away', () => {
   let own: RedisServer;
   beforeAll(async () => {
@@ -179,6 +225,7 @@ describe('RedisSessionStore when Redis goes away', () => {
       await own.stop();
       await expect(store.get('s', 60_000)).rejects.toBeInstanceOf(UnavailableError);
       await expect(store.appendEvent('s', 'g1', '')).rejects.toBeInstanceOf(UnavailableError);
+      await expect(store.publishCancel({ sessionId: 's', requestId: 1 })).rejects.toBeInstanceOf(UnavailableError);
     } finally {
       await own.restart();
       await store.close();

@@ -51,6 +51,11 @@ export class LegacySession {
     return session;
   }
 
+  /** The same session through another replica (the shim keeps sessions in the shared store). */
+  at(url: string): LegacySession {
+    return new LegacySession(url, this.sessionId, this.protocolVersion, this.token);
+  }
+
   headers(extra: Record<string, string> = {}): Record<string, string> {
     return { ...baseHeaders(this.token), 'mcp-session-id': this.sessionId, 'mcp-protocol-version': this.protocolVersion, ...extra };
   }

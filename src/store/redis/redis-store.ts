@@ -20,10 +20,10 @@ import {
   disconnect,
   openRedis,
   pingRedis,
-  subscriberFor,
   type RedisClientOptions,
   type RedisConnection,
 } from './connection.js';
+import { ChannelSubscription } from './channel-subscription.js';
 import { checkPrefix, DEFAULT_PREFIX, eventsChannel, openKey, taskKey } from './keys.js';
 import { loadScripts, type RunKeysScript } from './scripts.js';
 
@@ -83,9 +83,8 @@ export class RedisTaskStore implements TaskStore {
   private readonly pollOwnedScript: RunKeysScript;
   private readonly openTaskKeys = new Map<string, string>();
   private readonly listeners = new ListenerSet<TaskChange>();
-  private subscriber?: RedisConnection;
-  private subscription?: Promise<void>;
-  private closed = false;
+  /** One subscriber connection, opened with the first listener, serves every listener of this store. */
+  private readonly subscription: ChannelSubscription;
 
   constructor(options: RedisTaskStoreOptions = {}) {
     // Checked before connecting, so that a bad prefix leaves no connection behind.
@@ -94,6 +93,7 @@ export class RedisTaskStore implements TaskStore {
     this.redis = redis;
     this.ownsClient = owned;
     this.channel = eventsChannel(this.prefix);
+    this.subscription = new ChannelSubscription(this.redis, this.channel, 'Task store', (message) => this.deliver(message));
     this.scripts = loadScripts(this.redis, SCRIPTS, OPERATIONS);
     const others = loadScripts(this.redis, SCRIPTS, ['hold-open', 'create-queued', 'read-owned', 'poll-owned']);
     this.holdOpenScript = others['hold-open'];
@@ -237,7 +237,7 @@ export class RedisTaskStore implements TaskStore {
 
   subscribe(listener: (change: TaskChange) => void): Unsubscribe {
     const unsubscribe = this.listeners.add(listener);
-    this.listen().catch(() => {}); // only rejects once closed, when no change can arrive anyway
+    this.subscription.listen().catch(() => {}); // only rejects once closed, when no change can arrive anyway
     return unsubscribe;
   }
 
@@ -246,7 +246,7 @@ export class RedisTaskStore implements TaskStore {
    * that are not delivered, so a caller that must not miss one awaits this before reading state.
    */
   subscriptionReady(): Promise<void> {
-    return this.listen();
+    return this.subscription.listen();
   }
 
   ping(): Promise<boolean> {
@@ -254,29 +254,8 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async close(): Promise<void> {
-    this.closed = true;
     this.listeners.clear();
-    const owned = [this.subscriber, this.ownsClient ? this.redis : undefined];
-    await Promise.all(owned.map((client) => client && disconnect(client)));
-  }
-
-  /** One lazily opened subscriber connection serves every listener of this store. */
-  private listen(): Promise<void> {
-    // After close() a new connection would never be quit.
-    if (this.closed) return Promise.reject(new Error('Task store is closed'));
-    if (!this.subscription) {
-      // SUBSCRIBE waits out an outage instead of failing and leaving listeners deaf; ioredis
-      // subscribes again on every reconnect (a Cluster on whichever node it picks then).
-      const subscriber = subscriberFor(this.redis);
-      subscriber.on('message', (channel: string, message: string) => {
-        if (channel === this.channel) this.deliver(message);
-      });
-      this.subscriber = subscriber;
-      this.subscription = subscriber.subscribe(this.channel).then(() => undefined);
-      // Only close() makes SUBSCRIBE fail; whoever awaits subscriptionReady() still sees the rejection.
-      this.subscription.catch(() => {});
-    }
-    return this.subscription;
+    await Promise.all([this.subscription.close(), this.ownsClient ? disconnect(this.redis) : undefined]);
   }
 
   private deliver(message: string): void {

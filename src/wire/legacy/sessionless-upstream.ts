@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { ErrorCode, InternalError, InvalidParamsError, ShimError, UpstreamProtocolError } from '../../core/errors.js';
+import { ErrorCode, InternalError, InvalidParamsError, ShimError, UnavailableError, UpstreamProtocolError } from '../../core/errors.js';
+import type { RequestCancel, SessionStore } from '../../session/session-store.js';
 import { classify, errorResponse, isRecord, resultResponse, type JsonRpcId, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../jsonrpc/message.js';
 import type { UpstreamAnswer, UpstreamHttp } from '../../upstream/http-client.js';
-import type { Reply } from '../reply.js';
+import { json, type Reply } from '../reply.js';
 import { META } from '../sep2663/constants.js';
 import { TRANSLATED } from '../translated-methods.js';
 import { LEGACY_PROTOCOL_VERSION } from './constants.js';
@@ -25,6 +26,20 @@ export interface SessionlessOptions {
   serverInfo: { name: string; version: string };
   /** The longest a translated request (a plain tools/call carried through its task) may run. */
   timeoutMs: () => number;
+  /** The fleet's channel of request cancels (the session store's): a cancel received anywhere reaches the replica running the request. */
+  cancels: Pick<SessionStore, 'publishCancel' | 'onRequestCancel'>;
+}
+
+/**
+ * The longest string request id whose cancel goes to the other replicas. A cancel costs the
+ * fleet one message to every replica and keeps nothing; this bounds its size (docs/security.md).
+ * Ids that clients mint are numbers or UUIDs, far shorter.
+ */
+export const MAX_FLEET_CANCEL_ID_LENGTH = 256;
+
+/** A notification or a stray answer of the session: accepted, and for the upstream nothing to hear. */
+function accepted(): Reply {
+  return { kind: 'empty', status: 202, fromUpstream: true };
 }
 
 /** Session-era versions a client may ask for and get as asked; any other one is offered 2025-11-25. */
@@ -75,6 +90,8 @@ export class SessionlessUpstream {
   private stateless: boolean | undefined;
   /** Translated requests running on this replica, by session and request id, for `notifications/cancelled`. */
   private readonly running = new Map<string, AbortController>();
+  /** This replica's one subscription to the fleet's cancels, taken once the upstream is found stateless. */
+  private stopListening: (() => void) | undefined;
 
   constructor(private readonly options: SessionlessOptions) {}
 
@@ -83,7 +100,14 @@ export class SessionlessUpstream {
     if (this.stateless !== undefined) return this.stateless;
     const protocol = await this.options.upstream.protocol();
     if (protocol !== 'unknown') this.stateless = protocol === '2026-07-28';
+    if (protocol === '2026-07-28') this.stopListening ??= this.options.cancels.onRequestCancel((cancel) => this.abortRunning(cancel));
     return protocol === '2026-07-28';
+  }
+
+  /** Stops hearing the fleet's cancels; the session store closes its connection itself. */
+  close(): void {
+    this.stopListening?.();
+    this.stopListening = undefined;
   }
 
   /** Known to keep sessions: the legacy adapter relays a forwarded message at once, paying for nothing here. */
@@ -108,8 +132,8 @@ export class SessionlessUpstream {
   async serve(clientSessionId: string, body: Buffer | undefined, clientGone: AbortSignal): Promise<Reply> {
     const message = readMessage(body);
     if (message?.kind !== 'request') {
-      if (message?.kind === 'notification' && message.message.method === 'notifications/cancelled') this.cancel(clientSessionId, message.message.params?.requestId);
-      return { kind: 'empty', status: 202, fromUpstream: true };
+      if (message?.kind === 'notification' && message.message.method === 'notifications/cancelled') return this.cancel(clientSessionId, message.message.params?.requestId);
+      return accepted();
     }
     const request = message.message;
     const key = runningKey(clientSessionId, request.id);
@@ -127,8 +151,33 @@ export class SessionlessUpstream {
     }
   }
 
-  private cancel(clientSessionId: string, requestId: unknown): void {
-    if (typeof requestId === 'string' || typeof requestId === 'number') this.running.get(runningKey(clientSessionId, requestId))?.abort();
+  /**
+   * Aborts the named request of the session where it runs: here when it runs here, else on the
+   * replica that runs it, through the fleet's channel (every replica looks the request up in its
+   * own running map; none keeps anything). A request that is not running anywhere is not stopped
+   * by a cancel that came before it or after it ended. Scoped by the session id, which the
+   * adapter checked against the caller's principal: another session's request ids name nothing.
+   */
+  private async cancel(clientSessionId: string, requestId: unknown): Promise<Reply> {
+    if (typeof requestId !== 'string' && typeof requestId !== 'number') return accepted();
+    const cancel = { sessionId: clientSessionId, requestId };
+    if (this.abortRunning(cancel)) return accepted();
+    if (typeof requestId === 'string' && requestId.length > MAX_FLEET_CANCEL_ID_LENGTH) return accepted();
+    try {
+      await this.options.cancels.publishCancel(cancel);
+    } catch (err) {
+      // The cancel did not reach the fleet: the client may send it again.
+      if (err instanceof UnavailableError) return json(503, errorResponse(null, err), { 'retry-after': '1' });
+      throw err;
+    }
+    return accepted();
+  }
+
+  /** Aborts the request if it runs on this replica; true when it did. */
+  private abortRunning(cancel: RequestCancel): boolean {
+    const running = this.running.get(runningKey(cancel.sessionId, cancel.requestId));
+    running?.abort();
+    return running !== undefined;
   }
 
   private async result(request: JsonRpcRequest, signal: AbortSignal): Promise<Record<string, unknown>> {

@@ -1,11 +1,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreKind } from '../../support/e2e-stack.js';
+import type { ShimProcess } from '../../support/shim-process.js';
 import { LegacySession } from '../../support/legacy-client.js';
 import { streamToolTask } from '../../support/sdk-task-stream.js';
 import { pollUntil, textOf, type Json } from '../../support/sep2663-client.js';
-import { ALICE, useSep2663Stack } from '../../support/sep2663-upstream-stack.js';
+import { ALICE, BOB, useSep2663Stack } from '../../support/sep2663-upstream-stack.js';
 
 /**
  * 2025-11-25 sessions in front of a pure 2026-07-28 upstream (the SEP-2663 fixture), which has no
@@ -173,7 +174,7 @@ describe.each(STORES)('raw 2025-11-25 sessions in front of a pure 2026-07-28 ser
     expect((await session.post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } })).status).toBe(202);
     const answer = (await call).body as Json;
     expect(answer).toMatchObject({ id, error: { code: -32800 } });
-    expect((await pollUntil(upstream, (t) => t?.status === 'cancelled', { timeoutMs: 10_000 }))?.status).toBe('cancelled');
+    expect((await pollUntil(upstream, (t) => t?.status === 'cancelled', { timeoutMs: 10_000 }))?.cancels).toBe(1);
   });
 
   it("ends only the shim's session on DELETE: the session is gone, the GET stream before it had nothing of the upstream's", async () => {
@@ -188,5 +189,82 @@ describe.each(STORES)('raw 2025-11-25 sessions in front of a pure 2026-07-28 ser
     } finally {
       stream.close();
     }
+  });
+});
+
+describe('a 2025-11-25 session served by two replicas on one Redis, in front of a pure 2026-07-28 server', () => {
+  /** Replica A runs the calls; replica B, a second shim on the same Redis and upstream, receives the cancels. */
+  let replicaB: ShimProcess;
+  beforeAll(async () => {
+    replicaB = await stack.startShim();
+  });
+
+  const open = (token = ALICE) => LegacySession.open(stack.shim('redis').url, { token });
+  const upstreamTask = async (label: string) => (await stack.stats()).tasks.find((t) => t.arguments.label === label);
+  const slowCall = (session: LegacySession, id: string, label: string, seconds: number) =>
+    session.post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'slow', arguments: { seconds, label } } });
+  const cancelAt = async (session: LegacySession, requestId: unknown) =>
+    (await session.at(replicaB.url).post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } })).status;
+
+  it('stops a call running on replica A when its notifications/cancelled reaches replica B, and cancels its upstream task once', async () => {
+    const session = await open();
+    const label = 'fleet-cancelled';
+    const call = slowCall(session, 'fleet-call', label, 30);
+    await pollUntil(() => upstreamTask(label), (t) => t?.status === 'working');
+    expect(await cancelAt(session, 'fleet-call')).toBe(202);
+    expect((await call).body).toMatchObject({ id: 'fleet-call', error: { code: -32800, message: 'tools/call was cancelled' } });
+    expect((await pollUntil(() => upstreamTask(label), (t) => t?.status === 'cancelled', { timeoutMs: 10_000 }))?.cancels).toBe(1);
+  });
+
+  it('stops a call whose request id is a number, cancelled through replica B', async () => {
+    const session = await open();
+    const label = 'fleet-cancelled-number';
+    const call = session.post({ jsonrpc: '2.0', id: 4242, method: 'tools/call', params: { name: 'slow', arguments: { seconds: 30, label } } });
+    await pollUntil(() => upstreamTask(label), (t) => t?.status === 'working');
+    expect(await cancelAt(session, 4242)).toBe(202);
+    expect((await call).body).toMatchObject({ id: 4242, error: { code: -32800 } });
+    expect((await pollUntil(() => upstreamTask(label), (t) => t?.status === 'cancelled', { timeoutMs: 10_000 }))?.cancels).toBe(1);
+  });
+
+  it("does not stop a call when another session's notifications/cancelled names its request id", async () => {
+    const [alice, bob, aliceAgain] = await Promise.all([open(), open(BOB), open()]);
+    const label = 'fleet-foreign-cancel';
+    const call = slowCall(alice, 'shared-id', label, 2);
+    await pollUntil(() => upstreamTask(label), (t) => t?.status === 'working');
+    // Another principal's session, and another session of the same principal: neither names this call.
+    expect(await cancelAt(bob, 'shared-id')).toBe(202);
+    expect(await cancelAt(aliceAgain, 'shared-id')).toBe(202);
+    expect(textOf((await call).body.result)).toBe(`Done ${label}`);
+    expect((await upstreamTask(label))?.cancels).toBe(0);
+  });
+
+  it('sends no cancel to the other replicas for a request id longer than 256 characters', async () => {
+    const session = await open();
+    const label = 'fleet-long-id';
+    const id = 'x'.repeat(257);
+    const call = slowCall(session, id, label, 2);
+    await pollUntil(() => upstreamTask(label), (t) => t?.status === 'working');
+    expect(await cancelAt(session, id)).toBe(202);
+    expect(textOf((await call).body.result)).toBe(`Done ${label}`);
+    expect((await upstreamTask(label))?.cancels).toBe(0);
+  });
+
+  it('leaves nothing of a cancel that came before its request: the request then runs to its end', async () => {
+    const session = await open();
+    const label = 'fleet-early-cancel';
+    expect(await cancelAt(session, 'early-call')).toBe(202);
+    const answer = await slowCall(session, 'early-call', label, 0.5);
+    expect(textOf(answer.body.result)).toBe(`Done ${label}`);
+    expect((await upstreamTask(label))?.cancels).toBe(0);
+  });
+
+  it('accepts a notifications/cancelled without a usable request id with 202, and the call runs on', async () => {
+    const session = await open();
+    const label = 'fleet-bad-ids';
+    const call = slowCall(session, 'bad-ids', label, 1);
+    await pollUntil(() => upstreamTask(label), (t) => t?.status === 'working');
+    for (const requestId of [undefined, null, { id: 'bad-ids' }, ['bad-ids'], true]) expect(await cancelAt(session, requestId)).toBe(202);
+    expect(textOf((await call).body.result)).toBe(`Done ${label}`);
+    expect((await upstreamTask(label))?.cancels).toBe(0);
   });
 });
