@@ -28,15 +28,15 @@ export function callOptionsFrom(options: SdkRequestOptions | undefined, own: Cal
   if (!options) return own;
   const signals: AbortSignal[] = [];
   if (options.signal) signals.push(options.signal);
-  if (isDelay(options.maxTotalTimeout)) signals.push(AbortSignal.timeout(options.maxTotalTimeout));
+  if (isDelay(options.maxTotalTimeout)) signals.push(deadline(options.maxTotalTimeout, `timed out after ${options.maxTotalTimeout} ms`).signal);
   let restart: (() => void) | undefined;
   if (isDelay(options.timeout)) {
     if (options.resetTimeoutOnProgress) {
-      const deadline = restartableDeadline(options.timeout);
-      signals.push(deadline.signal);
-      restart = deadline.restart;
+      const restartable = deadline(options.timeout, `no progress for ${options.timeout} ms`);
+      signals.push(restartable.signal);
+      restart = restartable.restart;
     } else {
-      signals.push(AbortSignal.timeout(options.timeout));
+      signals.push(deadline(options.timeout, `timed out after ${options.timeout} ms`).signal);
     }
   }
   const onprogress = typeof options.onprogress === 'function' ? options.onprogress : undefined;
@@ -58,16 +58,19 @@ function isDelay(value: unknown): value is number {
 }
 
 /**
- * A signal that aborts `ms` after the last restart. Its timer never keeps a process alive (as
- * AbortSignal.timeout), and stops once the signal has aborted.
+ * A signal that aborts `ms` after the last restart, with a TimeoutError. Not AbortSignal.timeout:
+ * on Node 20 its timer holds the signal weakly and AbortSignal.any holds its sources weakly, so
+ * a timeout that only the combined signal refers to can be collected before it fires, and the
+ * call never times out. This timer holds its controller until it fires; it never keeps a process
+ * alive, and stops once the signal has aborted.
  */
-function restartableDeadline(ms: number): { signal: AbortSignal; restart: () => void } {
+function deadline(ms: number, message: string): { signal: AbortSignal; restart: () => void } {
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const arm = (): void => {
     if (timer !== undefined) clearTimeout(timer);
     if (controller.signal.aborted) return;
-    timer = setTimeout(() => controller.abort(new DOMException(`no progress for ${ms} ms`, 'TimeoutError')), ms);
+    timer = setTimeout(() => controller.abort(new DOMException(message, 'TimeoutError')), ms);
     (timer as { unref?: () => void }).unref?.();
   };
   arm();
