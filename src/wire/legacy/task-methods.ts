@@ -101,7 +101,7 @@ export class LegacyTaskMethods {
     return renderMcpTask(ended);
   }
 
-  /** This session's tasks, newest first, 100 a page; expired ones drop out. */
+  /** The tasks of the caller's session (`session`), newest first, 100 a page; expired ones drop out. */
   async tasksList(session: SessionRecord, params: Record<string, unknown> | undefined, dialect: boolean): Promise<Record<string, unknown>> {
     const { cursor } = parseParams(ListParams, params);
     let after = cursor === undefined ? undefined : decodeCursor(session.sessionId, cursor);
