@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import type { Figure, ScenarioResult } from './context.js';
+import type { ScenarioResult } from './context.js';
 import { median, round } from './stats.js';
 
 /** How many full runs a median is taken over, and how many the history keeps. */
@@ -15,12 +15,6 @@ export interface RecordedRun {
 }
 
 export const figureKey = (scenario: string, target: string): string => `${scenario}: ${target}`;
-
-export function meets(figure: Figure, value: number): boolean {
-  if ('atLeast' in figure) return value >= figure.atLeast;
-  if ('atMost' in figure) return value <= figure.atMost;
-  return value < figure.under;
-}
 
 export function readHistory(path: string): RecordedRun[] {
   return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as RecordedRun[]) : [];

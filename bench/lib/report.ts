@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { ScenarioResult, TargetCheck } from './context.js';
-import { figureKey, meets, recentFigures, RUNS_PER_VERDICT, type RecordedRun } from './history.js';
+import { figureKey, recentFigures, RUNS_PER_VERDICT, type RecordedRun } from './history.js';
+import { meets } from './target.js';
 
 const BEGIN = '<!-- bench:generated:begin (npm run bench rewrites this section) -->';
 const END = '<!-- bench:generated:end -->';

@@ -75,7 +75,10 @@ export class LegacyAdapter implements WireAdapter {
   private forward(request: WireRequest, forward: Forward): Reply | Promise<Reply> {
     const bridge = this.deps.sessionless;
     if (!bridge || bridge.keepsSessions) return this.relay(request, forward);
-    return bridge.active().then((stateless) => (stateless ? bridge.serve(forward.clientSessionId, request.rawBody, request.signal()) : this.relay(request, forward)));
+    return bridge
+      .active()
+      .then((stateless) => (stateless ? bridge.serve(forward.clientSessionId, request.rawBody, request.signal()) : this.relay(request, forward)))
+      .catch((err: unknown) => unavailable(err, request.body));
   }
 
   /** The upstream answers a forwarded message: the edge relays its answer as it comes. */

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { ErrorCode, InternalError, InvalidParamsError, ShimError, UnavailableError, UpstreamProtocolError } from '../../core/errors.js';
+import { ErrorCode, InternalError, InvalidParamsError, ShimError, UpstreamProtocolError } from '../../core/errors.js';
 import type { RequestCancel, SessionStore } from '../../session/session-store.js';
 import { classify, errorResponse, isRecord, resultResponse, type JsonRpcId, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../jsonrpc/message.js';
 import type { UpstreamAnswer, UpstreamHttp } from '../../upstream/http-client.js';
-import { json, type Reply } from '../reply.js';
+import type { Reply } from '../reply.js';
 import { META } from '../sep2663/constants.js';
 import { TRANSLATED } from '../translated-methods.js';
 import { LEGACY_PROTOCOL_VERSION } from './constants.js';
@@ -163,13 +163,8 @@ export class SessionlessUpstream {
     const cancel = { sessionId: clientSessionId, requestId };
     if (this.abortRunning(cancel)) return accepted();
     if (typeof requestId === 'string' && requestId.length > MAX_FLEET_CANCEL_ID_LENGTH) return accepted();
-    try {
-      await this.options.cancels.publishCancel(cancel);
-    } catch (err) {
-      // The cancel did not reach the fleet: the client may send it again.
-      if (err instanceof UnavailableError) return json(503, errorResponse(null, err), { 'retry-after': '1' });
-      throw err;
-    }
+    // Redis unreachable: the adapter answers 503 with Retry-After, and the client may send it again.
+    await this.options.cancels.publishCancel(cancel);
     return accepted();
   }
 
