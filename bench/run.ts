@@ -23,6 +23,7 @@ import { fanout } from './scenarios/fanout.js';
 import { memory } from './scenarios/memory.js';
 import { native } from './scenarios/native.js';
 import { passthrough } from './scenarios/passthrough.js';
+import { quickCall } from './scenarios/quick-call.js';
 import { tasksGet } from './scenarios/tasks-get.js';
 
 const SCENARIOS: Array<[string, (ctx: BenchContext) => Promise<ScenarioResult>]> = [
@@ -31,6 +32,7 @@ const SCENARIOS: Array<[string, (ctx: BenchContext) => Promise<ScenarioResult>]>
   ['e2e', endToEnd],
   ['native', native],
   ['passthrough', passthrough],
+  ['quick-call', quickCall],
   ['fanout', fanout],
   ['memory', memory],
   ['dashboard', dashboard],

@@ -23,7 +23,8 @@ export function startUpstream(): Promise<Served> {
 
 export interface ShimStart {
   upstream: string;
-  redis: string;
+  /** Absent: the embedded store. */
+  redis?: string;
   policy: string;
   env?: Record<string, string>;
   cpuProfDir?: string;
@@ -39,7 +40,7 @@ export function startShim(o: ShimStart): Promise<Served> {
   const role = o.role ? ['--role', o.role] : [];
   return spawnServer(
     o.role ? `shim (${o.role})` : 'shim',
-    [...(o.nodeArgs ?? []), join(o.checkout ?? ROOT, 'bin/mcp-tasks-shim.js'), 'serve', '--upstream', o.upstream, '--redis', o.redis, '--port', '0', '--policy', o.policy, ...role],
+    [...(o.nodeArgs ?? []), join(o.checkout ?? ROOT, 'bin/mcp-tasks-shim.js'), 'serve', '--upstream', o.upstream, ...(o.redis ? ['--redis', o.redis] : []), '--port', '0', '--policy', o.policy, ...role],
     // A benchmark stops its servers at once: no pre-stop delay for a balancer.
     { ready: /mcp-tasks-shim listening on (\S+)/, env: { SHIM_SHUTDOWN_DELAY_MS: '0', ...o.env }, cpuProfDir: o.cpuProfDir },
   );
@@ -55,6 +56,10 @@ export async function queueDepth(shimUrl: string): Promise<number> {
 
 export function startSdkBaseline(): Promise<Served> {
   return spawnServer('sdk task server', [...TSX, 'bench/baselines/sdk-task-server.ts'], { ready: /sdk-task-server listening on (\S+)/ });
+}
+
+export function startSdkPlainServer(): Promise<Served> {
+  return spawnServer('sdk plain server', [...TSX, 'bench/baselines/sdk-plain-server.ts'], { ready: /sdk-plain-server listening on (\S+)/ });
 }
 
 export function startBareRedis(redis: string): Promise<Served> {
