@@ -14,7 +14,7 @@ import { listen } from './replica/http-part.js';
 import { openStores } from './replica/stores.js';
 import { withTimeout } from './replica/timeout.js';
 import { openUpstream } from './replica/upstream.js';
-import { startWorkerRole } from './replica/worker-role.js';
+import { startJobs } from './replica/jobs.js';
 import type { TaskStore } from './store/task-store.js';
 import { executionMode } from './upstream/discovery.js';
 
@@ -115,9 +115,9 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     throw err;
   });
 
-  // An `api` replica only queues: workers elsewhere take its jobs (docs/operations.md, "Replica roles").
-  const worker = runsWorker ? startWorkerRole({ store: stores.store, queue: stores.queue, gateway, policies }) : undefined;
-  const api = runsApi ? startApiRole({ config, stores, upstream, policies, authenticate, cutover, observability, streams }) : undefined;
+  // An `api` replica takes no queued job: workers elsewhere do (docs/operations.md, "Replica roles").
+  const jobs = startJobs({ store: stores.store, queue: stores.queue, creation: stores.creation, gateway, policies, takesQueued: runsWorker });
+  const api = runsApi ? startApiRole({ config, stores, intake: jobs.intake, upstream, policies, authenticate, cutover, observability, streams }) : undefined;
 
   /**
    * The end of every stop, once no job of this replica runs and the listener is closed: the last
@@ -139,7 +139,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   }).catch(async (err: unknown) => {
     // A port that cannot be bound: nothing was served, so nothing waits for a grace.
     api?.stopStreams();
-    await worker?.stop(0);
+    await jobs.stop(0);
     await releaseConnections();
     throw err;
   });
@@ -153,7 +153,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     async close() {
       api?.stopStreams();
       await http.close(Date.now());
-      await worker?.stop(CLOSE_GRACE_MS);
+      await jobs.stop(CLOSE_GRACE_MS);
       await releaseConnections();
     },
     async reload(next) {
@@ -179,7 +179,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
       http.markDraining();
       const deadline = Date.now() + graceMs;
       api?.stopStreams();
-      await worker?.stop(graceMs);
+      await jobs.stop(graceMs);
       await http.close(deadline);
       await releaseConnections();
     },

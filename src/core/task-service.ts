@@ -1,11 +1,11 @@
 import { Cancels } from './cancels.js';
-import { InvalidParamsError, TaskNotFoundError, UpstreamRpcError } from './errors.js';
+import { InvalidParamsError, TaskNotFoundError } from './errors.js';
 import { newTaskId } from './ids.js';
 import { checkAnswer, ERROR_ANSWER } from './input-responses.js';
 import { planCall, resolvePolicy, type CallPlan, type PolicySources, type ToolPolicy } from './policy.js';
 import type { Clock, ToolCatalog, ToolInfo, ToolInvoker } from './ports.js';
 import type { CallContext, CallOutcome, CallRequest } from './call.js';
-import { isTerminal, type JsonRpcErrorObject, type PolledTask, type TaskRecord } from './task.js';
+import { isTerminal, type JsonRpcErrorObject, type NewTask, type PolledTask, type TaskRecord } from './task.js';
 import type { PrincipalLimits, StreamSlot } from './limits.js';
 import type { TaskChange, Unsubscribe } from './task-change.js';
 import { ParkedCalls } from './parked-call.js';
@@ -13,6 +13,7 @@ import { requestStateOf } from './mrtr-retry.js';
 import { PreTaskCalls, type CallWindow } from './pre-task-call.js';
 import type { TaskIntake } from './task-intake.js';
 import { waitForTask } from './task-watch.js';
+import { WindowedCalls } from './windowed-call.js';
 import type { CancelOutcome, TaskStore } from '../store/task-store.js';
 
 export interface TaskServiceOptions {
@@ -22,6 +23,12 @@ export interface TaskServiceOptions {
   /** What a principal may hold open at once (the intake counts tasks, the wires streams). */
   limits: PrincipalLimits;
   invoker: ToolInvoker;
+  /**
+   * True for a tool whose tasks the upstream runs itself (a 2025-11-25 task server, a SEP-2663
+   * server): its task record comes first, so that it can be bound to the upstream's task from the
+   * start. Absent: no tool is.
+   */
+  upstreamRunsTasks?: (tool: string) => Promise<boolean>;
   catalog: ToolCatalog;
   clock: Clock;
   policies: PolicySources;
@@ -47,10 +54,12 @@ const MRTR_TTL_MS = 10 * 60 * 1000;
 export class TaskService {
   private readonly parked: ParkedCalls;
   private readonly preTask: PreTaskCalls;
+  private readonly windowed: WindowedCalls;
   private readonly cancels: Cancels;
   constructor(private readonly options: TaskServiceOptions) {
     this.cancels = new Cancels(options.store, options.clock, options.cancelGraceMs);
     this.preTask = new PreTaskCalls(options.store, this.cancels);
+    this.windowed = new WindowedCalls({ store: options.store, intake: options.intake, invoker: options.invoker, cancels: this.cancels, now: () => options.clock.now() });
     this.parked = new ParkedCalls({
       store: options.store,
       invoker: options.invoker,
@@ -86,15 +95,28 @@ export class TaskService {
       case 'sync':
         return this.callSync(ctx, call);
       case 'task': {
+        // The client gets a task whatever happens, so the record comes first (and its job runs
+        // here when this replica may); a window only lets input asked inside it go back as MRTR.
         const window = this.inputFirst(ctx, plan);
         const task = await this.createTask(ctx, call);
         return window ? this.preTask.start(ctx, call, task, window) : { kind: 'task', task };
       }
-      case 'auto': {
-        const window = this.inputFirst(ctx, plan);
-        return window ? this.preTask.start(ctx, call, await this.createTask(ctx, call), window) : this.callWithinWindow(ctx, call, plan.windowMs);
-      }
+      case 'auto':
+        return this.auto(ctx, call, this.inputFirst(ctx, plan) ?? { windowMs: plan.windowMs, answerPlainly: true });
     }
+  }
+
+  /**
+   * `auto`: the call becomes a task only if it outlasts its window or asks for input
+   * (docs/decisions/0032-durable-when-it-must-be.md). A tool whose tasks the upstream runs itself
+   * gets its record first: the upstream's task exists from the call's first instant, and the
+   * record carries its id so that any replica can resume the mirror.
+   */
+  private async auto(ctx: CallContext, call: CallRequest, window: CallWindow): Promise<CallOutcome> {
+    if (this.options.upstreamRunsTasks && (await this.options.upstreamRunsTasks(call.name))) {
+      return this.preTask.start(ctx, call, await this.createTask(ctx, call), window);
+    }
+    return this.windowed.start(ctx, call, this.newTask(ctx, call), window);
   }
 
   /**
@@ -263,10 +285,15 @@ export class TaskService {
     return { kind: 'result', result };
   }
 
-  /** Creates and queues a task without consulting the policy: the legacy wires decide themselves. */
+  /** Creates a task without consulting the policy (the legacy wires decide themselves): its job queued, or run here. */
   createTask(ctx: CallContext, call: CallRequest): Promise<TaskRecord> {
+    return this.options.intake.create(this.newTask(ctx, call));
+  }
+
+  /** The record a call becomes, not yet stored. */
+  private newTask(ctx: CallContext, call: CallRequest): NewTask {
     const now = this.options.clock.now();
-    return this.options.intake.create({
+    return {
       taskId: newTaskId(),
       principal: ctx.principal,
       origin: ctx.wire,
@@ -278,25 +305,6 @@ export class TaskService {
       pollIntervalMs: this.options.pollIntervalMs,
       clientCapabilities: ctx.clientCapabilities,
       clientInfo: ctx.clientInfo,
-    });
-  }
-
-  /**
-   * `auto`: a call that ends inside the window answers plainly; a longer one (or one that
-   * needs input) hands the client the task. A client that leaves before either gets nothing,
-   * so the unannounced task is cancelled.
-   */
-  private async callWithinWindow(ctx: CallContext, call: CallRequest, windowMs: number): Promise<CallOutcome> {
-    const task = await this.createTask(ctx, call);
-    const signal = call.clientGone?.();
-    const seen = await this.waitFor(task.taskId, (t) => t.status === 'input_required', windowMs, signal);
-    if (signal?.aborted) {
-      await this.cancels.cancel(ctx.principal, task.taskId, 'The client left before the task was announced.');
-      return { kind: 'task', task };
-    }
-    if (seen?.status === 'completed' && seen.result) return { kind: 'result', result: seen.result };
-    if (seen?.status === 'failed' && seen.error) throw new UpstreamRpcError(seen.error.code, seen.error.message, seen.error.data);
-    // The handle is the creation snapshot: our rule is that a CreateTaskResult always reads `working`.
-    return { kind: 'task', task };
+    };
   }
 }

@@ -4,7 +4,7 @@ import { callRedis, connect, disconnect, type RedisConnection, type RedisTarget 
 import { loadScripts, type RunKeysScript } from '../store/redis/scripts.js';
 import type { QueueKeys } from './queue-keys.js';
 import { settledWithin } from './settled-within.js';
-import type { Job, JobProcessor } from './work-queue.js';
+import type { Job, JobPlace, JobProcessor, LeaseOwner } from './work-queue.js';
 
 /** The queue's scripts (src/execution/queue-keys.ts describes their keys). */
 const SCRIPTS = new URL('./lua/', import.meta.url);
@@ -35,16 +35,18 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 /**
  * The worker side of RedisWorkQueue: takes jobs with a blocking wait (no polling), runs up to
  * `concurrency` at once under leases renewed in one call per interval, and hands on the jobs of
- * workers that died (lapsed leases) with one more lost run.
+ * workers that died (lapsed leases) with one more lost run. Jobs this replica runs from their
+ * task's creation (`reserve`) count against the same concurrency and live under the same leases;
+ * a replica that only runs those (role `api`) never takes a queued job.
  */
 export class QueueWorker {
   /** Names this worker in lease owners and heartbeats. */
-  private readonly token = randomBytes(12).toString('base64url');
+  readonly token = randomBytes(12).toString('base64url');
   private readonly claimed: string;
-  /** The blocking wait and the takes, which wait out an outage instead of failing. */
-  private readonly waiting: RedisConnection;
-  private readonly take: RunKeysScript;
-  private readonly scripts: Record<'renew' | 'reclaim' | 'done' | 'release', RunKeysScript>;
+  /** The blocking wait and the takes, which wait out an outage instead of failing; opened by `start`. */
+  private waiting: RedisConnection | undefined;
+  private take: RunKeysScript | undefined;
+  private readonly scripts: Record<'renew' | 'reclaim' | 'done' | 'release' | 'hold', RunKeysScript>;
   /** Jobs whose lease this worker holds and renews. */
   private readonly leased = new Set<string>();
   /** Each job from its start until its end is recorded in Redis. */
@@ -54,38 +56,74 @@ export class QueueWorker {
   /** Slots taken: jobs whose processor has not returned yet. */
   private busy = 0;
   private readonly timers: NodeJS.Timeout[] = [];
-  private taking = true;
+  private taking = false;
+  private timed = false;
   private blocked = false;
   private slotFreed: (() => void) | undefined;
   private loop: Promise<void> = Promise.resolve();
   private renewing = false;
+  private draining = false;
   private reclaiming = false;
 
   constructor(private readonly options: QueueWorkerOptions) {
     this.claimed = `${options.keys.claimed}${this.token}`;
-    this.waiting = connect(options.target, 'waiting');
-    this.take = loadScripts(this.waiting, SCRIPTS, ['take']).take;
-    this.scripts = loadScripts(options.commands, SCRIPTS, ['renew', 'reclaim', 'done', 'release']);
+    this.scripts = loadScripts(options.commands, SCRIPTS, ['renew', 'reclaim', 'done', 'release', 'hold']);
   }
 
   start(processor: JobProcessor): void {
-    const { lockMs } = this.options;
-    // Three renewals per lease: a worker that misses one (a long GC, a slow Redis) keeps its jobs.
-    this.timers.push(setInterval(() => void this.renew(), Math.max(100, Math.floor(lockMs / 3))));
-    this.timers.push(setInterval(() => void this.reclaim(), Math.max(500, Math.floor(lockMs / 2))));
-    for (const timer of this.timers) timer.unref();
+    const waiting = connect(this.options.target, 'waiting');
+    this.waiting = waiting;
+    this.take = loadScripts(waiting, SCRIPTS, ['take']).take;
+    this.taking = true;
+    this.keepLeases();
     this.loop = this.takeJobs(processor);
+  }
+
+  /** What a one-script creation writes as the lease of a job this worker runs from creation. */
+  leaseOwner(): LeaseOwner {
+    return { token: this.token, lockMs: this.options.lockMs };
+  }
+
+  /** A place for a job run from its task's creation, if this worker runs fewer than `concurrency` jobs (or `force`). */
+  reserve(force: boolean): JobPlace | undefined {
+    if (this.draining || (!force && this.busy >= this.options.concurrency)) return undefined;
+    this.busy++;
+    let given = false;
+    const giveBack = (): void => {
+      if (given) return;
+      given = true;
+      this.freeSlot();
+    };
+    return {
+      lease: async (taskId) => {
+        const { keys, lockMs } = this.options;
+        const held = await this.call(() => this.scripts.hold([keys.leases, keys.owners, keys.workers], [this.token, String(lockMs), taskId]));
+        if (held !== 1) throw new UnavailableError('Work queue (the job is held by another worker)');
+      },
+      run: (taskId, body) => {
+        given = true;
+        this.keepLeases();
+        this.runJob(taskId, body);
+      },
+      giveBack: (taskId) => {
+        giveBack();
+        // A lease written for a task that was never created: the job is nobody's.
+        if (taskId !== undefined) void this.call(() => this.scripts.done([this.options.keys.leases, this.options.keys.owners, this.options.keys.lost], [this.token, taskId])).catch(() => undefined);
+      },
+    };
   }
 
   /** Takes no new job, waits up to `graceMs` for the running ones, then stops renewing what still runs. */
   async drain(graceMs: number): Promise<void> {
+    this.draining = true;
     if (this.taking) {
       this.taking = false;
       this.slotFreed?.();
+      const waiting = this.waiting!;
       // A blocking wait has nothing in flight worth keeping; a take may have leased jobs, so it may end.
-      if (this.blocked) this.waiting.disconnect();
+      if (this.blocked) waiting.disconnect();
       await Promise.race([this.loop, sleep(TAKE_WAIT_MS)]);
-      this.waiting.disconnect();
+      waiting.disconnect();
       // A job the blocking wait moved just before it was cut goes back now, not when the heartbeat lapses.
       await this.call(() => this.scripts.release([this.claimed, this.options.keys.waiting], [])).catch(() => undefined);
     }
@@ -96,7 +134,25 @@ export class QueueWorker {
     for (const release of this.releases.values()) release.abort();
     await settledWithin(this.running, RELEASE_WAIT_MS);
     for (const timer of this.timers.splice(0)) clearInterval(timer);
-    await disconnect(this.waiting);
+    if (this.waiting) await disconnect(this.waiting);
+  }
+
+  /** Renewals and reclaims, from the first job this worker runs (taken or run from creation). */
+  private keepLeases(): void {
+    if (this.timed) return;
+    this.timed = true;
+    const { lockMs } = this.options;
+    // Three renewals per lease: a worker that misses one (a long GC, a slow Redis) keeps its jobs.
+    this.timers.push(setInterval(() => void this.renew(), Math.max(100, Math.floor(lockMs / 3))));
+    this.timers.push(setInterval(() => void this.reclaim(), Math.max(500, Math.floor(lockMs / 2))));
+    for (const timer of this.timers) timer.unref();
+  }
+
+  private freeSlot(): void {
+    this.busy--;
+    const freed = this.slotFreed;
+    this.slotFreed = undefined;
+    freed?.();
   }
 
   private async takeJobs(processor: JobProcessor): Promise<void> {
@@ -108,16 +164,19 @@ export class QueueWorker {
         continue;
       }
       try {
-        const reply = (await this.take(takeKeys, [this.token, String(lockMs), String(concurrency - this.busy)])) as (string | number)[];
+        const reply = (await this.take!(takeKeys, [this.token, String(lockMs), String(concurrency - this.busy)])) as (string | number)[];
         failures = 0;
         const jobs: Job[] = [];
         for (let i = 0; i < reply.length; i += 2) jobs.push({ taskId: String(reply[i]), lostRuns: Number(reply[i + 1]) });
         // Leased while a drain began: the leases are ours, so the jobs run (or are released with the rest).
-        for (const job of jobs) this.run(processor, job);
+        for (const job of jobs) {
+          this.busy++;
+          this.runJob(job.taskId, (released) => processor(job, released));
+        }
         if (jobs.length > 0 || !this.taking) continue;
         // Waits for a job without polling; the job lands in this worker's claimed list, leased by the next take.
         this.blocked = true;
-        await this.waiting.blmove(keys.waiting, this.claimed, 'RIGHT', 'LEFT', BLOCK_SECONDS);
+        await this.waiting!.blmove(keys.waiting, this.claimed, 'RIGHT', 'LEFT', BLOCK_SECONDS);
       } catch {
         if (!this.taking) return;
         await sleep(Math.min(RETRY_BASE_MS * 2 ** failures++, RETRY_MAX_MS));
@@ -127,25 +186,22 @@ export class QueueWorker {
     }
   }
 
-  private run(processor: JobProcessor, job: Job): void {
-    this.leased.add(job.taskId);
-    this.busy++;
+  /** Runs a job whose slot is taken (`busy` counts it already) under this worker's lease. */
+  private runJob(taskId: string, body: (released: AbortSignal) => Promise<void>): void {
+    this.leased.add(taskId);
     const release = new AbortController();
-    this.releases.set(job.taskId, release);
+    this.releases.set(taskId, release);
     // A drain waits for the job's end in Redis too, so that a finished job never comes back as lost;
     // a released job is not ended: it must come back.
-    const run: Promise<void> = processor(job, release.signal)
+    const run: Promise<void> = body(release.signal)
       .catch(() => undefined)
       .then(() => {
-        this.busy--;
-        const freed = this.slotFreed;
-        this.slotFreed = undefined;
-        freed?.();
-        return release.signal.aborted ? undefined : this.end(job.taskId);
+        this.freeSlot();
+        return release.signal.aborted ? undefined : this.end(taskId);
       })
       .finally(() => {
         this.running.delete(run);
-        this.releases.delete(job.taskId);
+        this.releases.delete(taskId);
       });
     this.running.add(run);
   }

@@ -1,8 +1,8 @@
-import { callRedis, connect, disconnect, type RedisConnection, type RedisTarget } from '../store/redis/connection.js';
+import { callRedis, connect, disconnect, type RedisConnection } from '../store/redis/connection.js';
 import { checkPrefix } from '../store/redis/keys.js';
 import { queueKeys, type QueueKeys } from './queue-keys.js';
 import { QueueWorker } from './queue-worker.js';
-import type { JobProcessor, WorkQueue } from './work-queue.js';
+import type { JobPlace, JobProcessor, LeaseOwner, WorkQueue } from './work-queue.js';
 
 export interface RedisWorkQueueOptions {
   redisUrl: string;
@@ -22,16 +22,24 @@ export interface RedisWorkQueueOptions {
  */
 export class RedisWorkQueue implements WorkQueue {
   readonly keys: QueueKeys;
-  private readonly target: RedisTarget;
   /** Enqueueing is on the request path: it fails fast while Redis is down, like the stores. */
   private readonly redis: RedisConnection;
-  private worker: QueueWorker | undefined;
+  /** Leases, renewals and reclaims; it takes queued jobs only once started (roles `all` and `worker`). */
+  private readonly worker: QueueWorker;
+  private started = false;
   private closed = false;
 
-  constructor(private readonly options: RedisWorkQueueOptions) {
+  constructor(options: RedisWorkQueueOptions) {
     this.keys = queueKeys(checkPrefix(options.prefix));
-    this.target = { url: options.redisUrl, cluster: options.redisCluster };
-    this.redis = connect(this.target, 'commands');
+    const target = { url: options.redisUrl, cluster: options.redisCluster };
+    this.redis = connect(target, 'commands');
+    this.worker = new QueueWorker({
+      target,
+      keys: this.keys,
+      commands: this.redis,
+      concurrency: options.concurrency,
+      lockMs: options.lockDurationMs ?? 30_000,
+    });
   }
 
   async enqueue(taskId: string): Promise<void> {
@@ -40,15 +48,18 @@ export class RedisWorkQueue implements WorkQueue {
   }
 
   start(processor: JobProcessor): void {
-    if (this.worker) throw new Error('queue already started');
-    this.worker = new QueueWorker({
-      target: this.target,
-      keys: this.keys,
-      commands: this.redis,
-      concurrency: this.options.concurrency,
-      lockMs: this.options.lockDurationMs ?? 30_000,
-    });
+    if (this.started) throw new Error('queue already started');
+    this.started = true;
     this.worker.start(processor);
+  }
+
+  reserve(force: boolean): JobPlace | undefined {
+    return this.worker.reserve(force);
+  }
+
+  /** Who a one-script creation names as the holder of the lease of a job this replica runs from creation. */
+  leaseOwner(): LeaseOwner {
+    return this.worker.leaseOwner();
   }
 
   async depth(): Promise<number> {
@@ -59,7 +70,7 @@ export class RedisWorkQueue implements WorkQueue {
   }
 
   async drain(graceMs: number): Promise<void> {
-    await this.worker?.drain(graceMs);
+    await this.worker.drain(graceMs);
   }
 
   async close(graceMs = 10_000): Promise<void> {

@@ -2,8 +2,10 @@ import { awaitInput, carriedId, collectInput, keyCarryingId } from '../core/coll
 import { changeFanOut } from '../core/change-fan-out.js';
 import { ErrorCode, UnavailableError, UpstreamRpcError } from '../core/errors.js';
 import type { NativeHooks, NativeOutcome, NativeResume, ToolInvoker, UpstreamTasks } from '../core/ports.js';
+import type { RunningCall } from '../core/running-call.js';
 import { isTerminal, type TaskRecord } from '../core/task.js';
 import type { TaskStore } from '../store/task-store.js';
+import type { HeldJobRunner } from './intake.js';
 import type { Job } from './work-queue.js';
 
 export interface TaskRunnerOptions {
@@ -42,7 +44,7 @@ const LOAD_RETRY_MS = 60_000;
  * progress into `statusMessage`, and its outcome into the terminal status. Aborts the upstream
  * call as soon as the task turns terminal elsewhere (a cancel on any replica).
  */
-export class TaskRunner {
+export class TaskRunner implements HeldJobRunner {
   private readonly now: () => number;
 
   constructor(private readonly options: TaskRunnerOptions) {
@@ -99,9 +101,33 @@ export class TaskRunner {
       await this.persist(task.taskId, deadline, () => store.withdrawInput(task.taskId, key, this.now()));
     }
     await this.persist(task.taskId, deadline, () => store.markStarted(task.taskId, this.now()));
+    await this.runCreated(task, released);
+  }
+
+  /** Runs a task whose job this replica holds from its creation (no queue hop: it was never read back). */
+  async runCreated(task: TaskRecord, released: AbortSignal): Promise<void> {
     const native = this.options.native;
     if (native && (await native.isNative(task.tool))) await this.executeNative(task, native, released);
     else await this.execute(task, released);
+  }
+
+  /**
+   * Goes on with a call that was running before its task existed (an `auto` call past its window,
+   * or one that asked for input): from now on its input, progress and outcome are the task's.
+   */
+  async adopt(task: TaskRecord, call: RunningCall, released: AbortSignal): Promise<void> {
+    const { store } = this.options;
+    await this.follow(task, released, async (hooks) => {
+      call.rebind({ onInput: (request, signal) => collectInput(store, task, request, signal), onProgress: hooks.onStatusMessage });
+      const stop = (): void => call.cancel();
+      if (hooks.signal.aborted) stop();
+      else hooks.signal.addEventListener('abort', stop, { once: true });
+      try {
+        return await outcomeOf(call.result);
+      } finally {
+        hooks.signal.removeEventListener('abort', stop);
+      }
+    });
   }
 
   /**
@@ -127,21 +153,16 @@ export class TaskRunner {
   /** Runs a plain call of the tool as the task. */
   private async execute(task: TaskRecord, released: AbortSignal): Promise<void> {
     const { store, invoker } = this.options;
-    await this.follow(task, released, async (hooks) => {
-      try {
-        const result = await invoker.callTool(task.tool, task.arguments, {
+    await this.follow(task, released, (hooks) =>
+      outcomeOf(
+        invoker.callTool(task.tool, task.arguments, {
           signal: hooks.signal,
           timeoutMs: Math.max(1, hooks.deadline - this.now()),
           onInput: (request, signal) => collectInput(store, task, request, signal),
           onProgress: hooks.onStatusMessage,
-        });
-        return { status: 'completed', result };
-      } catch (err) {
-        if (!(err instanceof UpstreamRpcError)) throw err;
-        const error = err.toJsonRpc();
-        return { status: 'failed', error, statusMessage: error.message };
-      }
-    });
+        }),
+      ),
+    );
   }
 
   /**
@@ -228,6 +249,17 @@ export class TaskRunner {
     } finally {
       unsubscribe();
     }
+  }
+}
+
+/** A plain call's end as the task's: its result, or its JSON-RPC error; anything else is thrown (the call did not end). */
+async function outcomeOf(call: Promise<Record<string, unknown>>): Promise<NativeOutcome> {
+  try {
+    return { status: 'completed', result: await call };
+  } catch (err) {
+    if (!(err instanceof UpstreamRpcError)) throw err;
+    const error = err.toJsonRpc();
+    return { status: 'failed', error, statusMessage: error.message };
   }
 }
 

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { AnswerSink } from '../upstream/http-client.js';
+import type { AnswerSink } from '../upstream/client/rpc-client.js';
 import type { RelayReply } from '../wire/reply.js';
 
 /** Told the client's HTTP status once a relayed answer's response closed (traffic recording). */

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ShimConfig } from '../config/schema.js';
 import { systemClock } from '../core/ports.js';
 import type { PolicySources } from '../core/policy.js';
+import type { TaskIntake } from '../core/task-intake.js';
 import { TaskService } from '../core/task-service.js';
 import type { CutoverStage } from '../cutover/stage.js';
 import type { Authenticator } from '../http/auth/bearer.js';
@@ -18,6 +19,8 @@ import type { UpstreamPart } from './upstream.js';
 export interface ApiRoleOptions {
   config: ShimConfig & { upstreamUrl: string };
   stores: Stores;
+  /** Where tasks are created (the replica's jobs: src/replica/jobs.ts). */
+  intake: TaskIntake;
   upstream: UpstreamPart;
   /** Read at every call, so that a reload replaces its members. */
   policies: PolicySources;
@@ -35,19 +38,20 @@ export interface ApiRole {
   setAuthenticator(authenticate: Authenticator): void;
   /** The start of a shutdown: open streams end the way their wires ask, and the session sweep stops. */
   stopStreams(): void;
-  /** Closes the gateway's HTTP client (the sessions' upstream connections); after the listener closed, before the stores. */
+  /** Ends the sessionless bridge's running requests; after the listener closed, before the upstream gateway closes. */
   close(): Promise<void>;
 }
 
 export function startApiRole(options: ApiRoleOptions): ApiRole {
-  const { config, stores, upstream, policies, cutover, observability, streams } = options;
+  const { config, stores, intake, upstream, policies, cutover, observability, streams } = options;
   const { gateway } = upstream;
   const serverInfo = { name: config.serverName, version: config.serverVersion };
   const service = new TaskService({
     store: stores.store,
-    intake: stores.intake,
+    intake,
     limits: stores.limits,
     invoker: gateway,
+    upstreamRunsTasks: (tool) => gateway.isNative(tool),
     catalog: gateway.catalog,
     clock: systemClock,
     policies,
@@ -117,9 +121,8 @@ export function startApiRole(options: ApiRoleOptions): ApiRole {
       reaper.stop();
       streams.endAll();
     },
-    close: () => {
+    close: async () => {
       sessionless.close();
-      return gateway.http.close();
     },
   };
 }

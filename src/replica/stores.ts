@@ -2,10 +2,11 @@ import { redactUrl } from '../config/redact.js';
 import type { ShimConfig } from '../config/schema.js';
 import { PrincipalLimits } from '../core/limits.js';
 import { systemClock } from '../core/ports.js';
-import { StepwiseIntake, type TaskIntake } from '../core/task-intake.js';
 import { InProcessQueue } from '../execution/in-process-queue.js';
-import { OneScriptIntake } from '../execution/one-script-intake.js';
+import type { JobCreation } from '../execution/job-creation.js';
+import { OneScriptCreation } from '../execution/one-script-creation.js';
 import { RedisWorkQueue } from '../execution/redis-queue.js';
+import { StepwiseCreation } from '../execution/stepwise-creation.js';
 import type { WorkQueue } from '../execution/work-queue.js';
 import { EmbeddedSessionStore } from '../session/embedded-session-store.js';
 import { RedisSessionStore } from '../session/redis-session-store.js';
@@ -21,8 +22,8 @@ export interface Stores {
   sessions: SessionStore;
   queue: WorkQueue;
   limits: PrincipalLimits;
-  /** How a task and its job are created: one script on one Redis, separate steps elsewhere. */
-  intake: TaskIntake;
+  /** How a task and its job are written: one script on one Redis, separate steps elsewhere. */
+  creation: JobCreation;
   /**
    * Resolves once the store's change subscription is live. Changes published before it would be
    * lost to the first watchers; a store that cannot subscribe within STORE_READY_MS is unreachable:
@@ -77,10 +78,10 @@ export function openStores(config: ShimConfig, { sharedSessions }: { sharedSessi
     systemClock,
   );
   // One Redis creates a task in one script; a Cluster keeps the task and the queue in different slots.
-  const intake: TaskIntake =
+  const creation: JobCreation =
     redisStore && redisQueue && !config.redisCluster
-      ? new OneScriptIntake(redisStore, redisQueue.keys.waiting, limits)
-      : new StepwiseIntake(store, queue, limits, systemClock);
+      ? new OneScriptCreation(redisStore, redisQueue.keys, () => redisQueue.leaseOwner(), limits)
+      : new StepwiseCreation(store, queue, limits, systemClock);
   const close = async (): Promise<void> => {
     // Workers were stopped before: this ends the queue's own connections (and no job is running).
     await queue.close(0);
@@ -92,7 +93,7 @@ export function openStores(config: ShimConfig, { sharedSessions }: { sharedSessi
     sessions,
     queue,
     limits,
-    intake,
+    creation,
     ready: () =>
       withTimeout(store.subscriptionReady(), STORE_READY_MS, storeUnreachable(config)).catch(async (err: unknown) => {
         await close().catch(() => undefined);

@@ -1,4 +1,6 @@
 import type { ToolInfo } from '../core/ports.js';
+import { DiscoverResult } from '../wire/sep2663/result-schemas.js';
+import type { Sep2663UpstreamClient } from './client/sep2663-client.js';
 
 /** `--upstream-protocol`: what the shim assumes the upstream speaks; `auto` asks it. */
 export const UPSTREAM_PROTOCOLS = ['auto', '2025-11-25', '2026-07-28'] as const;
@@ -35,54 +37,16 @@ export function executionMode(report: UpstreamReport, tool: ToolInfo | undefined
   return support === 'required' || support === 'optional' ? 'native' : 'shim';
 }
 
-
 /**
  * Asks the upstream `server/discover` (2026-07-28, stateless HTTP). Undefined when it does not
  * answer one: a 2025-era server refuses a request without a session.
  */
-export async function probeServerDiscover(
-  url: string,
-  headers: Readonly<Record<string, string>>,
-  clientInfo: { name: string; version: string },
-  timeoutMs: number,
-): Promise<{ versions: string[]; tasksExtension: boolean } | undefined> {
-  const body = {
-    jsonrpc: '2.0',
-    id: 'discover',
-    method: 'server/discover',
-    params: {
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-        'io.modelcontextprotocol/clientInfo': clientInfo,
-        'io.modelcontextprotocol/clientCapabilities': {},
-      },
-    },
-  };
+export async function probeServerDiscover(client: Sep2663UpstreamClient, timeoutMs: number): Promise<{ versions: string[]; tasksExtension: boolean } | undefined> {
   try {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: {
-        ...headers,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'server/discover',
-      },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    const text = await res.text();
-    if (!res.ok) return undefined;
-    const json = res.headers.get('content-type')?.includes('text/event-stream') ? firstSseData(text) : JSON.parse(text);
-    const result = (json as { result?: { supportedVersions?: unknown; capabilities?: { extensions?: Record<string, unknown> } } } | undefined)?.result;
-    if (!result || !Array.isArray(result.supportedVersions) || !result.supportedVersions.includes('2026-07-28')) return undefined;
-    return { versions: result.supportedVersions.filter((v): v is string => typeof v === 'string'), tasksExtension: result.capabilities?.extensions?.[TASKS_EXTENSION] !== undefined };
+    const result = await client.call('server/discover', {}, DiscoverResult, { capabilities: {}, timeoutMs });
+    if (!result.supportedVersions.includes('2026-07-28')) return undefined;
+    return { versions: result.supportedVersions, tasksExtension: result.capabilities.extensions?.[TASKS_EXTENSION] !== undefined };
   } catch {
     return undefined;
   }
-}
-
-function firstSseData(text: string): unknown {
-  const line = text.split('\n').find((l) => l.startsWith('data:'));
-  return line ? JSON.parse(line.slice(5)) : undefined;
 }

@@ -1,6 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import { ErrorCode, ShimError, UnavailableError, UpstreamRpcError } from '../core/errors.js';
+import { ErrorCode, ShimError, UnavailableError, UpstreamProtocolError, UpstreamRpcError } from '../core/errors.js';
 import type { NativeOutcome, NativeResume, NativeRun, ToolInvoker, UpstreamTasks } from '../core/ports.js';
 import { declaresToolTasks } from '../core/policy.js';
 import {
@@ -10,21 +10,26 @@ import {
   type UpstreamProtocolSetting,
   type UpstreamReport,
 } from './discovery.js';
-import { UpstreamHttp } from './http-client.js';
-import { UpstreamPool, type CallOptions, type UpstreamPoolOptions } from './pool.js';
-import type { SdkClientOptions } from './sdk-client.js';
-import { Sep2663UpstreamClient } from './sep2663-client.js';
+import { UpstreamRpc } from './client/rpc-client.js';
+import { Sep2663UpstreamClient } from './client/sep2663-client.js';
+import { SessionPool, type CallOptions, type SessionPoolOptions } from './client/session-pool.js';
 import { Sep2663Tasks } from './sep2663-task.js';
 import { CachedToolCatalog } from './tool-catalog.js';
 import { DEFAULT_MIRROR_LIMITS, UpstreamTaskSession, type MirrorLimits } from './upstream-task.js';
 import { DiscoverResult, ToolsListResult } from '../wire/sep2663/result-schemas.js';
 
-export interface UpstreamGatewayOptions extends SdkClientOptions {
+export interface UpstreamGatewayOptions {
+  url: string;
+  /** The shim's own credentials at the upstream, on every request. */
+  headers?: Readonly<Record<string, string>>;
+  clientInfo: { name: string; version: string };
   protocol: UpstreamProtocolSetting;
-  /** Idle pooled clients kept (see UpstreamPool). */
+  /** Idle held sessions kept (see SessionPool). */
   maxIdle?: number;
-  /** See UpstreamPool. */
-  onUnreachable?: UpstreamPoolOptions['onUnreachable'];
+  /** Connections to the upstream for requests at once (see UpstreamRpc). */
+  connections?: number;
+  /** See SessionPool. */
+  onUnreachable?: SessionPoolOptions['onUnreachable'];
   limits?: Partial<MirrorLimits>;
 }
 
@@ -35,15 +40,15 @@ const DISCOVER_TIMEOUT_MS = 5_000;
 const REQUEST_TIMEOUT_MS = 60_000;
 
 /**
- * The only door to the upstream: the pooled SDK clients for plain calls and translated requests,
- * what the upstream speaks (learned once, or pinned), the upstream sessions that run and mirror
- * the upstream's own tasks (native execution), the stateless 2026-07-28 client that runs and
- * mirrors a SEP-2663 upstream's tasks (SEP-2663 execution), and one HTTP client for the legacy
- * sessions' traffic (passthrough, initialize, GET streams, DELETE).
+ * The only door to the upstream, over one HTTP client (`http`, client/rpc-client.ts): the pooled
+ * sessions for plain calls and translated requests, what the upstream speaks (learned once, or
+ * pinned), the upstream sessions that run and mirror the upstream's own tasks (native execution),
+ * the stateless 2026-07-28 client that runs and mirrors a SEP-2663 upstream's tasks (SEP-2663
+ * execution), and the legacy sessions' traffic (passthrough, initialize, GET streams, DELETE).
  */
 export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
-  readonly pool: UpstreamPool;
-  readonly http: UpstreamHttp;
+  readonly pool: SessionPool;
+  readonly http: UpstreamRpc;
   readonly catalog: CachedToolCatalog;
   private readonly limits: MirrorLimits;
   private report: Promise<UpstreamReport> | undefined;
@@ -54,15 +59,15 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
   private closed = false;
 
   constructor(private readonly options: UpstreamGatewayOptions) {
-    this.pool = new UpstreamPool(options);
-    this.http = new UpstreamHttp({ upstreamUrl: options.url, upstreamHeaders: options.headers, onUnreachable: options.onUnreachable });
+    this.http = new UpstreamRpc({ url: options.url, headers: options.headers, connections: options.connections, onUnreachable: options.onUnreachable });
+    this.pool = new SessionPool(this.http, { clientInfo: options.clientInfo, maxIdle: options.maxIdle, onUnreachable: options.onUnreachable });
     this.catalog = new CachedToolCatalog(
       () => this.listTools(),
       // A 2026-07-28 upstream decides per call, not per tool: no taskSupport of its is a decision.
       async () => ((await this.discover()).protocol === '2026-07-28' ? {} : this.pool.capabilities()),
     );
     this.limits = { ...DEFAULT_MIRROR_LIMITS, ...options.limits };
-    this.modern = new Sep2663UpstreamClient(options);
+    this.modern = new Sep2663UpstreamClient(this.http, options.clientInfo);
     this.sep2663 = new Sep2663Tasks(this.modern, this.limits, (operation, err) => {
       if (!this.closed) options.onUnreachable?.(operation, err);
     });
@@ -189,7 +194,12 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
     signal?: AbortSignal,
     timeoutMs = REQUEST_TIMEOUT_MS,
   ): Promise<z.infer<S>> {
-    if ((await this.discover()).protocol !== '2026-07-28') return this.pool.request(method, params, schema, signal);
+    if ((await this.discover()).protocol !== '2026-07-28') {
+      const result = await this.pool.request(method, params, signal, timeoutMs);
+      const parsed = schema.safeParse(result);
+      if (!parsed.success) throw new UpstreamProtocolError(`the upstream's ${method} result is malformed (${parsed.error.issues.map((i) => `${i.path.join('.') || 'result'}: ${i.message}`).join('; ')})`);
+      return parsed.data;
+    }
     return this.modern.call(method, params ?? {}, schema, { capabilities: {}, timeoutMs, signal });
   }
 
@@ -229,13 +239,14 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
   async close(): Promise<void> {
     this.closed = true;
     await Promise.allSettled([...this.sessions].map((session) => session.close(false)));
-    await Promise.allSettled([this.pool.close(), this.modern.close(), this.http.close()]);
+    await this.pool.close();
+    await this.http.close();
   }
 
   private async withSession<T>(sessionId: string | undefined, fn: (session: UpstreamTaskSession) => Promise<T>): Promise<T> {
     let session: UpstreamTaskSession;
     try {
-      session = await UpstreamTaskSession.open(this.options, this.limits, sessionId);
+      session = await UpstreamTaskSession.open(this.http, this.options, this.limits, sessionId);
     } catch (err) {
       if (err instanceof UnavailableError && !this.closed) this.options.onUnreachable?.('initialize (task session)', err);
       throw err;
@@ -254,7 +265,7 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
     const { protocol } = this.options;
     const pinned = protocol !== 'auto';
     if (protocol !== '2025-11-25') {
-      const discovered = await probeServerDiscover(this.options.url, this.options.headers ?? {}, this.options.clientInfo, DISCOVER_TIMEOUT_MS);
+      const discovered = await probeServerDiscover(this.modern, DISCOVER_TIMEOUT_MS);
       if (discovered) return { protocol: '2026-07-28', pinned, tasks: false, sep2663Tasks: discovered.tasksExtension };
       if (pinned) return { protocol: '2026-07-28', pinned, tasks: false, sep2663Tasks: false, problem: 'the upstream did not answer server/discover' };
     }

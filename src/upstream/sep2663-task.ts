@@ -6,7 +6,7 @@ import { UPSTREAM_STATUS_TABLE } from '../mapping/upstream-statuses.js';
 import { TASKS_EXTENSION } from '../wire/sep2663/constants.js';
 import { Ack, DetailedTask, ToolsCallAnswer } from '../wire/sep2663/result-schemas.js';
 import { CONFIRMED_CANCEL, ClientCancel, sendCancel, type CancelAttempt } from './client-cancel.js';
-import type { Sep2663UpstreamClient } from './sep2663-client.js';
+import type { Sep2663UpstreamClient } from './client/sep2663-client.js';
 import type { MirrorLimits } from './upstream-task.js';
 
 /**

@@ -1,13 +1,11 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode as SdkErrorCode, McpError, TaskStatusNotificationSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { ErrorCode, UnavailableError, UpstreamRpcError } from '../core/errors.js';
+import { ErrorCode, UpstreamRpcError } from '../core/errors.js';
 import type { NativeOutcome } from '../core/ports.js';
 import type { JsonRpcErrorObject } from '../core/task.js';
 import { UPSTREAM_CANCEL_GRACE_MS, UPSTREAM_STATUS_TABLE, UPSTREAM_TASK_STATUSES, type UpstreamTaskStatus } from '../mapping/upstream-statuses.js';
 import { CONFIRMED_CANCEL, ClientCancel, sendCancel, type CancelAttempt } from './client-cancel.js';
-import { connectWithRetries, openSdkClient, translateError, type SdkClientOptions, type UpstreamInputHandler } from './sdk-client.js';
+import type { UpstreamRpc } from './client/rpc-client.js';
+import { INPUT_CAPABILITIES, UpstreamSession, type UpstreamInputHandler } from './client/session.js';
 
 /** The upstream task as its CreateTaskResult / tasks/get describe it. */
 export interface UpstreamTaskView {
@@ -52,9 +50,6 @@ export const DEFAULT_MIRROR_LIMITS: MirrorLimits = {
   minPollMs: 100,
   maxPollMs: 30_000,
 };
-
-/** The SDK checks results against a schema; the mirror checks them itself, so that garbage is named as such. */
-const ANY_RESULT = z.unknown();
 
 const TaskViewSchema = z.looseObject({
   taskId: z.string().min(1),
@@ -105,37 +100,38 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * another replica can rejoin it.
  */
 export class UpstreamTaskSession {
-  private inputHandler: UpstreamInputHandler | undefined;
   private statusListener: ((params: unknown) => void) | undefined;
   /** The cancel of the mirrored task: one that went upstream makes a `cancelled` end its confirmation. */
   private cancel: ClientCancel | undefined;
 
   private constructor(
-    private readonly client: Client,
-    private readonly transport: StreamableHTTPClientTransport,
+    private readonly session: UpstreamSession,
     private readonly limits: MirrorLimits,
     /** Hears a mirror that gave up on an unreachable upstream (for the log). */
     private readonly onUnreachable?: (operation: string, err: unknown) => void,
   ) {
-    client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => this.statusListener?.(notification.params));
+    session.onNotification = (message) => {
+      if (message.method === 'notifications/tasks/status') this.statusListener?.(message.params);
+    };
   }
 
   /** A new upstream session, or (with `sessionId`) the session a mirror ran in before its replica died. */
   static async open(
-    options: SdkClientOptions & { onUnreachable?: (operation: string, err: unknown) => void },
+    rpc: UpstreamRpc,
+    options: { clientInfo: { name: string; version: string }; onUnreachable?: (operation: string, err: unknown) => void },
     limits: MirrorLimits,
     sessionId?: string,
   ): Promise<UpstreamTaskSession> {
-    // The client's input handlers look the session up when a request arrives, after it exists.
-    const made: { session?: UpstreamTaskSession } = {};
-    const { client, transport } = await connectWithRetries(() => openSdkClient(options, () => made.session?.inputHandler, sessionId));
-    made.session = new UpstreamTaskSession(client, transport, limits, options.onUnreachable);
-    return made.session;
+    const onStreamError = (err: Error) => options.onUnreachable?.('GET stream (task session)', err);
+    const session = sessionId
+      ? UpstreamSession.rejoin(rpc, sessionId, { onStreamError })
+      : await UpstreamSession.openRetrying(rpc, { clientInfo: options.clientInfo, capabilities: INPUT_CAPABILITIES, stream: true, onStreamError });
+    return new UpstreamTaskSession(session, limits, options.onUnreachable);
   }
 
   /** The upstream's id of the task session; a session the upstream did not name cannot be rejoined. */
   get sessionId(): string | undefined {
-    return this.transport.sessionId;
+    return this.session.sessionId;
   }
 
   /**
@@ -150,18 +146,8 @@ export class UpstreamTaskSession {
     signal: AbortSignal,
   ): Promise<{ task: UpstreamTaskView } | { result: Record<string, unknown> } | { fault: NativeOutcome }> {
     // An upstream that answers input while creating (before any task exists) gets the same handler.
-    this.inputHandler = onInput;
-    let answer: unknown;
-    try {
-      answer = await this.client.request({ method: 'tools/call', params: { name: tool, arguments: args, task: { ttl: ttlMs } } }, ANY_RESULT as never, {
-        signal,
-        timeout: ttlMs,
-        maxTotalTimeout: ttlMs,
-      });
-    } catch (err) {
-      throw translateError(err);
-    }
-    const record = answer as Record<string, unknown> | null;
+    this.session.input = onInput;
+    const record = await this.session.request('tools/call', { name: tool, arguments: args, task: { ttl: ttlMs } }, { signal, timeoutMs: ttlMs, onInput: this.holder });
     if (record && typeof record === 'object' && 'task' in record) {
       const task = parseTask(record.task);
       if (typeof task === 'string') return { fault: failed(`The upstream answered the task-augmented tools/call of ${tool} with a malformed task (${task})`) };
@@ -215,7 +201,7 @@ export class UpstreamTaskSession {
     this.statusListener = (params) => {
       if ((params as { taskId?: unknown } | undefined)?.taskId === taskId) observe(params, 'notifications/tasks/status');
     };
-    this.inputHandler = hooks.onInput;
+    this.session.input = hooks.onInput;
     hooks.signal.addEventListener('abort', wakeUp);
     const unfollow = cancel.follow(hooks.cancel);
     let resultAbort = new AbortController();
@@ -224,11 +210,11 @@ export class UpstreamTaskSession {
       resultAbort = new AbortController();
       resultPending = true;
       const remaining = Math.max(1, hooks.deadline - Date.now());
-      this.client
-        .request({ method: 'tasks/result', params: { taskId } }, ANY_RESULT as never, { signal: resultAbort.signal, timeout: remaining, maxTotalTimeout: remaining })
+      this.session
+        .request('tasks/result', { taskId }, { signal: resultAbort.signal, timeoutMs: remaining, onInput: this.holder })
         .then(
           (value) => (result = { ok: true, value }),
-          (error: unknown) => (result = { ok: false, error: translateError(error) }),
+          (error: unknown) => (result = { ok: false, error }),
         )
         .finally(() => {
           resultPending = false;
@@ -286,7 +272,7 @@ export class UpstreamTaskSession {
       hooks.signal.removeEventListener('abort', wakeUp);
       unfollow();
       this.statusListener = undefined;
-      this.inputHandler = undefined;
+      this.session.input = undefined;
     }
   }
 
@@ -294,19 +280,21 @@ export class UpstreamTaskSession {
    * Answers a side-channel request the upstream sent to a replica that died before answering it:
    * a JSON-RPC response on the task session, with the upstream's own request id.
    */
-  async answer(id: RequestId, answer: { result: Record<string, unknown> } | { error: JsonRpcErrorObject }): Promise<void> {
-    try {
-      await this.transport.send({ jsonrpc: '2.0', id, ...answer } as never);
-    } catch (err) {
-      throw translateError(err);
-    }
+  answer(id: string | number, answer: { result: Record<string, unknown> } | { error: JsonRpcErrorObject }): Promise<void> {
+    return this.session.respond(id, answer);
   }
 
-  /** Ends the upstream session (DELETE) when the task is over, then the client. */
-  async close(terminate: boolean): Promise<void> {
-    if (terminate) await this.transport.terminateSession().catch(() => undefined);
-    await this.client.close().catch(() => undefined);
+  /** Stops following the session; with `terminate` (the task is over) ends it at the upstream (DELETE). */
+  close(terminate: boolean): Promise<void> {
+    return this.session.close(terminate);
   }
+
+  /** Requests on a request's own answer stream go to whoever holds the session now, like those on its GET stream. */
+  private readonly holder: UpstreamInputHandler = (request, id, signal) => {
+    const input = this.session.input;
+    if (!input) return Promise.reject(new UpstreamRpcError(ErrorCode.MethodNotFound, `${request.method} is not available for this call`));
+    return input(request, id, signal);
+  };
 
   /**
    * Tells the upstream to cancel a task whose record already ended (it was ended while no mirror
@@ -371,13 +359,13 @@ export class UpstreamTaskSession {
     return failed(`The upstream became unreachable while it ran task ${taskId} (${this.limits.unreachableAttempts} attempts): ${why}`);
   }
 
+  /** No answer in time is the upstream's silence, not its answer (an UnavailableError): retried like a refused connection. */
   private async request(method: string, params: Record<string, unknown>, timeoutMs: number): Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }> {
     try {
-      return { ok: true, value: await this.client.request({ method, params } as never, ANY_RESULT as never, { timeout: timeoutMs }) };
+      return { ok: true, value: await this.session.request(method, params, { timeoutMs }) };
     } catch (err) {
-      // No answer in time is the upstream's silence, not its answer: retried like a refused connection.
-      if (err instanceof McpError && err.code === SdkErrorCode.RequestTimeout) return { ok: false, error: new UnavailableError(`upstream (${method} timed out)`) };
-      return { ok: false, error: translateError(err) };
+      return { ok: false, error: err };
     }
   }
 }
+

@@ -1,4 +1,4 @@
-import type { ForwardRequest, UpstreamHttp } from '../upstream/http-client.js';
+import type { ForwardRequest, UpstreamRpc } from '../upstream/client/rpc-client.js';
 
 /**
  * What a wire adapter answers; the HTTP edge (src/http/write-reply.ts) writes it. No adapter
@@ -20,7 +20,7 @@ export type Reply =
  */
 export interface RelayReply {
   kind: 'relay';
-  via: Pick<UpstreamHttp, 'forward'>;
+  via: Pick<UpstreamRpc, 'forward'>;
   request: ForwardRequest;
   /** The body of the 502 answer when the upstream cannot be reached before anything was written. */
   unreachable: (err: Error) => unknown;

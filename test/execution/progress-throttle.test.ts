@@ -1,16 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newTaskId } from '../../src/core/ids.js';
 import { TaskRunner } from '../../src/execution/task-runner.js';
-import { UpstreamPool } from '../../src/upstream/pool.js';
+import { UpstreamRpc } from '../../src/upstream/client/rpc-client.js';
+import { SessionPool } from '../../src/upstream/client/session-pool.js';
 import { EmbeddedTaskStore } from '../../src/store/embedded/embedded-store.js';
 import { spawnDemoUpstream, type DemoUpstreamProcess } from '../support/demo-upstream-process.js';
 
 let upstream: DemoUpstreamProcess;
-let pool: UpstreamPool;
+let pool: SessionPool;
 
 beforeAll(async () => {
   upstream = await spawnDemoUpstream(['--port', '0']);
-  pool = new UpstreamPool({ url: upstream.url, clientInfo: { name: 'progress-test', version: '1.0.0' } });
+  pool = new SessionPool(new UpstreamRpc({ url: upstream.url }), { clientInfo: { name: 'progress-test', version: '1.0.0' } });
 }, 30_000);
 
 afterAll(async () => {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolInvoker } from '../../src/core/ports.js';
 import { newTaskId } from '../../src/core/ids.js';
 import { TaskRunner } from '../../src/execution/task-runner.js';
-import { UpstreamPool } from '../../src/upstream/pool.js';
+import { UpstreamRpc } from '../../src/upstream/client/rpc-client.js';
+import { SessionPool } from '../../src/upstream/client/session-pool.js';
 import { RedisTaskStore } from '../../src/store/redis/redis-store.js';
 import { spawnDemoUpstream, type DemoUpstreamProcess } from '../support/demo-upstream-process.js';
 import { startRedis, type RedisServer } from '../support/redis-server.js';
@@ -10,12 +11,12 @@ import { pollUntil } from '../support/sep2663-client.js';
 
 let redis: RedisServer;
 let upstream: DemoUpstreamProcess;
-let pool: UpstreamPool;
+let pool: SessionPool;
 let store: RedisTaskStore;
 
 beforeAll(async () => {
   [redis, upstream] = await Promise.all([startRedis({ appendonly: true, appendfsync: 'always' }), spawnDemoUpstream(['--port', '0'])]);
-  pool = new UpstreamPool({ url: upstream.url, clientInfo: { name: 'runner-test', version: '1.0.0' } });
+  pool = new SessionPool(new UpstreamRpc({ url: upstream.url }), { clientInfo: { name: 'runner-test', version: '1.0.0' } });
   store = new RedisTaskStore({ url: redis.url, prefix: 'runner' });
   await store.subscriptionReady();
 }, 30_000);

@@ -1,10 +1,11 @@
 import { PrincipalLimits } from '../../src/core/limits.js';
 import { systemClock } from '../../src/core/ports.js';
-import { StepwiseIntake } from '../../src/core/task-intake.js';
 import { TaskService } from '../../src/core/task-service.js';
 import { DEMO_TOOL_POLICIES } from '../../src/demo-upstream/policies.js';
 import { startDemoUpstream } from '../../src/demo-upstream/server.js';
 import { InProcessQueue } from '../../src/execution/in-process-queue.js';
+import { Intake } from '../../src/execution/intake.js';
+import { StepwiseCreation } from '../../src/execution/stepwise-creation.js';
 import { TaskRunner } from '../../src/execution/task-runner.js';
 import { EmbeddedTaskStore } from '../../src/store/embedded/embedded-store.js';
 import { UpstreamGateway } from '../../src/upstream/gateway.js';
@@ -27,11 +28,13 @@ export async function startInProcessCore(settings: CoreSettings) {
   const store = new EmbeddedTaskStore();
   const queue = new InProcessQueue(8);
   const limits = new PrincipalLimits(store, { maxOpenTasks: 100, maxOpenStreams: 100, maxSessions: 100, streamLeaseMs: 30_000 }, systemClock);
+  const runner = new TaskRunner({ store, invoker: gateway, isIdempotent: () => false });
   const service = new TaskService({
     store,
-    intake: new StepwiseIntake(store, queue, limits, systemClock),
+    intake: new Intake({ creation: new StepwiseCreation(store, queue, limits, systemClock), queue, runner, runsCreated: true }),
     limits,
     invoker: gateway,
+    upstreamRunsTasks: (tool) => gateway.isNative(tool),
     catalog: gateway.catalog,
     clock: systemClock,
     policies: {
@@ -43,7 +46,7 @@ export async function startInProcessCore(settings: CoreSettings) {
     maxTtlMs: settings.maxTtlMs,
     pollIntervalMs: settings.pollIntervalMs,
   });
-  queue.start(new TaskRunner({ store, invoker: gateway, isIdempotent: () => false }).process);
+  queue.start(runner.process);
   return {
     upstream,
     gateway,

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readBody } from '../../src/http/read-body.js';
 import type { RelayObserver } from '../../src/http/relay.js';
 import { writeReply } from '../../src/http/write-reply.js';
-import { UpstreamHttp } from '../../src/upstream/http-client.js';
+import { UpstreamRpc } from '../../src/upstream/client/rpc-client.js';
 import { upstreamUnreachable } from '../../src/wire/legacy/endpoint.js';
 
 /** The client's and upstream's session ids of a forwarded request. */
@@ -15,7 +15,7 @@ interface ForwardRoute {
 }
 
 /** What the legacy adapter answers for a forwarded message, written by the HTTP edge. */
-function forward(http: UpstreamHttp, req: IncomingMessage, res: ServerResponse, route: ForwardRoute, body: Buffer, observer: RelayObserver): void {
+function forward(http: UpstreamRpc, req: IncomingMessage, res: ServerResponse, route: ForwardRoute, body: Buffer, observer: RelayObserver): void {
   void writeReply(
     res,
     {
@@ -37,7 +37,7 @@ interface Rig {
 }
 
 const servers: Server[] = [];
-const passthroughs: UpstreamHttp[] = [];
+const passthroughs: UpstreamRpc[] = [];
 
 afterEach(async () => {
   await Promise.all(passthroughs.splice(0).map((p) => p.close()));
@@ -69,7 +69,7 @@ async function rig(
     requests.push({ req, body });
     answer(req, res, body);
   });
-  const passthrough = new UpstreamHttp({ upstreamUrl: options.upstreamUrl?.(url) ?? url, upstreamHeaders: options.credentials });
+  const passthrough = new UpstreamRpc({ url: options.upstreamUrl?.(url) ?? url, headers: options.credentials });
   passthroughs.push(passthrough);
   const statuses: number[] = [];
   const front = await listen(async (req, res) => {
@@ -295,7 +295,7 @@ describe('Passthrough', () => {
       const server = servers.pop()!;
       server.close(() => resolve());
     });
-    const passthrough = new UpstreamHttp({ upstreamUrl: gone });
+    const passthrough = new UpstreamRpc({ url: gone });
     passthroughs.push(passthrough);
     const statuses: number[] = [];
     const front = await listen(async (req, res) => {

@@ -27,8 +27,17 @@ import { ChannelSubscription } from './channel-subscription.js';
 import { checkPrefix, DEFAULT_PREFIX, eventsChannel, openKey, taskKey } from './keys.js';
 import { loadScripts, type RunKeysScript } from './scripts.js';
 
-/** What createQueued did: created and queued the task, or nothing because its principal holds `open` tasks. */
+/** What createQueued or createHeld did: created the task and its job, or nothing because its principal holds `open` tasks. */
 export type QueuedCreation = { created: true; task: TaskRecord } | { created: false; open: number };
+
+/** The work queue's keys a held creation leases the job in (src/execution/queue-keys.ts), and the holder. */
+export interface HeldJobLease {
+  leases: string;
+  owners: string;
+  workers: string;
+  token: string;
+  lockMs: number;
+}
 
 export interface RedisTaskStoreOptions extends RedisClientOptions {
   /** Prefix of every key and of the events channel; default `mts`. */
@@ -79,6 +88,7 @@ export class RedisTaskStore implements TaskStore {
   private readonly scripts: Record<Operation, RunKeysScript>;
   private readonly holdOpenScript: RunKeysScript;
   private readonly createQueuedScript: RunKeysScript;
+  private readonly createHeldScript: RunKeysScript;
   private readonly readOwnedScript: RunKeysScript;
   private readonly pollOwnedScript: RunKeysScript;
   private readonly openTaskKeys = new Map<string, string>();
@@ -95,9 +105,10 @@ export class RedisTaskStore implements TaskStore {
     this.channel = eventsChannel(this.prefix);
     this.subscription = new ChannelSubscription(this.redis, this.channel, 'Task store', (message) => this.deliver(message));
     this.scripts = loadScripts(this.redis, SCRIPTS, OPERATIONS);
-    const others = loadScripts(this.redis, SCRIPTS, ['hold-open', 'create-queued', 'read-owned', 'poll-owned']);
+    const others = loadScripts(this.redis, SCRIPTS, ['hold-open', 'create-queued', 'create-held', 'read-owned', 'poll-owned']);
     this.holdOpenScript = others['hold-open'];
     this.createQueuedScript = others['create-queued'];
+    this.createHeldScript = others['create-held'];
     this.readOwnedScript = others['read-owned'];
     this.pollOwnedScript = others['poll-owned'];
   }
@@ -123,6 +134,30 @@ export class RedisTaskStore implements TaskStore {
     const open = maxOpenTasks > 0 ? this.openTasksKey(record.principal) : key;
     const args = encodeTask(record, [this.channel, record.taskId, String(record.createdAt), String(record.createdAt + record.ttlMs), String(maxOpenTasks), record.principal]);
     const [outcome, held] = (await this.call(() => this.createQueuedScript([key, queue, open], args))) as [number, number?];
+    if (outcome === 2) throw new InternalError(`Task id ${record.taskId} already exists`);
+    return outcome === 1 ? { created: true, task: record } : { created: false, open: held! };
+  }
+
+  /**
+   * A task whose job the creating replica runs itself: counted, written and its job leased to
+   * `lease.token`, in one script (create-held-5.lua); one Redis only, like createQueued.
+   */
+  async createHeld(task: NewTask, lease: HeldJobLease, maxOpenTasks: number): Promise<QueuedCreation> {
+    if (this.redis instanceof Cluster) throw new Error('createHeld runs on one Redis, not on a Redis Cluster');
+    const record = initialRecord(task);
+    const key = taskKey(this.prefix, record.taskId);
+    const open = maxOpenTasks > 0 ? this.openTasksKey(record.principal) : key;
+    const args = encodeTask(record, [
+      this.channel,
+      record.taskId,
+      String(record.createdAt),
+      String(record.createdAt + record.ttlMs),
+      String(maxOpenTasks),
+      record.principal,
+      lease.token,
+      String(lease.lockMs),
+    ]);
+    const [outcome, held] = (await this.call(() => this.createHeldScript([key, open, lease.leases, lease.owners, lease.workers], args))) as [number, number?];
     if (outcome === 2) throw new InternalError(`Task id ${record.taskId} already exists`);
     return outcome === 1 ? { created: true, task: record } : { created: false, open: held! };
   }

@@ -1,6 +1,6 @@
 import type { TaskService } from '../../core/task-service.js';
 import type { SessionStore } from '../../session/session-store.js';
-import type { UpstreamHttp } from '../../upstream/http-client.js';
+import type { UpstreamRpc } from '../../upstream/client/rpc-client.js';
 import type { StreamAdmission } from '../reply.js';
 import type { SessionlessUpstream } from './sessionless-upstream.js';
 
@@ -9,7 +9,7 @@ export interface LegacyDeps {
   service: TaskService;
   sessions: SessionStore;
   /** The upstream gateway's HTTP client: forwarded messages, initialize, tools/list, GET streams, DELETE. */
-  upstream: Pick<UpstreamHttp, 'forward' | 'post' | 'openStream' | 'deleteSession'>;
+  upstream: Pick<UpstreamRpc, 'forward' | 'post' | 'openStream' | 'deleteSession'>;
   /** Serves the sessions of an upstream that has none (a 2026-07-28 server) in place of the passthrough. */
   sessionless?: SessionlessUpstream;
   serverInfo: { name: string; version: string };

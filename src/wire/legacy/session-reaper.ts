@@ -1,13 +1,13 @@
 import type { TaskService } from '../../core/task-service.js';
 import type { DueSession, SessionStore } from '../../session/session-store.js';
-import type { UpstreamHttp } from '../../upstream/http-client.js';
+import type { UpstreamRpc } from '../../upstream/client/rpc-client.js';
 
 export interface SessionReaperOptions {
   sessions: SessionStore;
   /** Where a session's place in its principal's count is renewed and released. */
   service: Pick<TaskService, 'renewSession' | 'releaseSession'>;
   /** Closes the upstream sessions of lapsed ones. */
-  upstream: Pick<UpstreamHttp, 'deleteSession'>;
+  upstream: Pick<UpstreamRpc, 'deleteSession'>;
   /** How long a session lives without a request. */
   idleTtlMs: number;
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ErrorCode, InternalError, InvalidParamsError, ShimError, UpstreamProtocolError } from '../../core/errors.js';
 import type { RequestCancel, SessionStore } from '../../session/session-store.js';
 import { classify, errorResponse, isRecord, resultResponse, type JsonRpcId, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../jsonrpc/message.js';
-import type { UpstreamAnswer, UpstreamHttp } from '../../upstream/http-client.js';
+import type { UpstreamAnswer, UpstreamRpc } from '../../upstream/client/rpc-client.js';
 import type { Reply } from '../reply.js';
 import { META } from '../sep2663/constants.js';
 import { TRANSLATED } from '../translated-methods.js';
@@ -225,7 +225,7 @@ export class SessionlessUpstream {
  * upstream session.
  */
 export async function askUpstream(
-  deps: { upstream: Pick<UpstreamHttp, 'post'>; sessionless?: SessionlessUpstream },
+  deps: { upstream: Pick<UpstreamRpc, 'post'>; sessionless?: SessionlessUpstream },
   request: JsonRpcRequest,
   headers: Record<string, string>,
 ): Promise<UpstreamAnswer> {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenStreams } from '../../../src/http/open-streams.js';
 import { EmbeddedSessionStore } from '../../../src/session/embedded-session-store.js';
-import type { AnswerSink } from '../../../src/upstream/http-client.js';
+import type { AnswerSink } from '../../../src/upstream/client/rpc-client.js';
 import { LegacyAdapter } from '../../../src/wire/legacy/endpoint.js';
 import type { Reply, SseOut } from '../../../src/wire/reply.js';
 import type { WireRequest } from '../../../src/wire/request.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InternalError, LimitExceededError } from '../../src/core/errors.js';
 import { PrincipalLimits } from '../../src/core/limits.js';
 import { systemClock } from '../../src/core/ports.js';
-import { StepwiseIntake } from '../../src/core/task-intake.js';
+import { StepwiseCreation } from '../../src/execution/stepwise-creation.js';
 import { RedisWorkQueue } from '../../src/execution/redis-queue.js';
 import { RedisTaskStore } from '../../src/store/redis/redis-store.js';
 import { newTask } from '../support/new-task.js';
@@ -26,24 +26,24 @@ afterAll(async () => {
   await Promise.all([redis?.stop(), queueRedis?.stop()]);
 });
 
-function stepwise(maxOpenTasks: number): { intake: StepwiseIntake; limits: PrincipalLimits } {
+function stepwise(maxOpenTasks: number): { intake: StepwiseCreation; limits: PrincipalLimits } {
   const limits = new PrincipalLimits(store, { maxOpenTasks, maxOpenStreams: 0, streamLeaseMs: 0 }, systemClock);
-  return { intake: new StepwiseIntake(store, queue, limits, systemClock), limits };
+  return { intake: new StepwiseCreation(store, queue, limits, systemClock), limits };
 }
 
-describe('StepwiseIntake: count, write, queue, one call each', () => {
+describe('StepwiseCreation: count, write, queue, one call each', () => {
   it('writes the task and queues its job', async () => {
     const task = newTask({ principal: 'dora' });
-    const created = await stepwise(5).intake.create(task);
+    const created = await stepwise(5).intake.queued(task);
     expect(await store.load(task.taskId)).toEqual(created);
     expect(await queue.depth()).toBeGreaterThanOrEqual(1);
   });
 
   it('refuses a task over the limit and writes nothing', async () => {
     const { intake } = stepwise(1);
-    await intake.create(newTask({ principal: 'erin' }));
+    await intake.queued(newTask({ principal: 'erin' }));
     const refused = newTask({ principal: 'erin' });
-    await expect(intake.create(refused)).rejects.toBeInstanceOf(LimitExceededError);
+    await expect(intake.queued(refused)).rejects.toBeInstanceOf(LimitExceededError);
     expect(await store.load(refused.taskId)).toBeUndefined();
   });
 
@@ -52,7 +52,7 @@ describe('StepwiseIntake: count, write, queue, one call each', () => {
     const task = newTask({ principal: 'frank' });
     await queueRedis.halt();
     try {
-      const error = await intake.create(task).catch((err: unknown) => err);
+      const error = await intake.queued(task).catch((err: unknown) => err);
       expect(error).toBeInstanceOf(InternalError);
       expect((error as Error).message).toMatch(/^Could not queue the task: /);
       const failed = await store.load(task.taskId);

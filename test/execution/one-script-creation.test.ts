@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LimitExceededError, UnavailableError } from '../../src/core/errors.js';
 import { PrincipalLimits } from '../../src/core/limits.js';
 import { systemClock } from '../../src/core/ports.js';
-import { OneScriptIntake } from '../../src/execution/one-script-intake.js';
+import { OneScriptCreation } from '../../src/execution/one-script-creation.js';
 import { queueKeys } from '../../src/execution/queue-keys.js';
 import { openKey, taskKey } from '../../src/store/redis/keys.js';
 import { RedisTaskStore } from '../../src/store/redis/redis-store.js';
@@ -27,12 +27,12 @@ afterAll(async () => {
   await server?.stop();
 });
 
-function intake(maxOpenTasks: number, url = server.url): { intake: OneScriptIntake; store: RedisTaskStore; prefix: string } {
+function intake(maxOpenTasks: number, url = server.url): { intake: OneScriptCreation; store: RedisTaskStore; prefix: string } {
   const prefix = `intake-${++prefixes}`;
   const store = new RedisTaskStore({ url, prefix });
   stores.push(store);
   const limits = new PrincipalLimits(store, { maxOpenTasks, maxOpenStreams: 0, streamLeaseMs: 0 }, systemClock);
-  return { intake: new OneScriptIntake(store, queueKeys(prefix).waiting, limits), store, prefix };
+  return { intake: new OneScriptCreation(store, queueKeys(prefix), () => ({ token: 'test-worker', lockMs: 30_000 }), limits), store, prefix };
 }
 
 /** The commands clients send to Redis while `during` runs (MONITOR; commands scripts run are left out). */
@@ -53,13 +53,13 @@ async function commandsSent(during: () => Promise<unknown>): Promise<string[]> {
   return sent.filter((command) => command !== 'ping');
 }
 
-describe('OneScriptIntake: creation on one Redis', () => {
+describe('OneScriptCreation: creation on one Redis', () => {
   it('counts the task, writes it and queues its job in one command', async () => {
     const { intake: creation, store, prefix } = intake(5);
     const task = newTask();
-    await creation.create(newTask()); // loads the script, so that the measured call is a plain EVALSHA
-    let created!: Awaited<ReturnType<OneScriptIntake['create']>>;
-    expect(await commandsSent(async () => (created = await creation.create(task)))).toEqual(['evalsha']);
+    await creation.queued(newTask()); // loads the script, so that the measured call is a plain EVALSHA
+    let created!: Awaited<ReturnType<OneScriptCreation['queued']>>;
+    expect(await commandsSent(async () => (created = await creation.queued(task)))).toEqual(['evalsha']);
 
     expect(await store.load(task.taskId)).toEqual(created);
     expect(created.status).toBe('working');
@@ -70,21 +70,21 @@ describe('OneScriptIntake: creation on one Redis', () => {
 
   it('refuses a task over the limit with the open count, and writes and queues nothing', async () => {
     const { intake: creation, store, prefix } = intake(2);
-    await creation.create(newTask());
-    await creation.create(newTask());
+    await creation.queued(newTask());
+    await creation.queued(newTask());
     const refused = newTask();
-    const error = await creation.create(refused).catch((err: unknown) => err);
+    const error = await creation.queued(refused).catch((err: unknown) => err);
     expect(error).toBeInstanceOf(LimitExceededError);
     expect((error as LimitExceededError).data).toEqual({ limit: 2, open: 2 });
     expect(await store.load(refused.taskId)).toBeUndefined();
     expect(await admin.llen(queueKeys(prefix).waiting)).toBe(2);
     // Another principal has its own count.
-    await creation.create(newTask({ principal: 'bob' }));
+    await creation.queued(newTask({ principal: 'bob' }));
   });
 
   it('counts nothing without a limit', async () => {
     const { intake: creation, prefix } = intake(0);
-    await creation.create(newTask());
+    await creation.queued(newTask());
     expect(await admin.exists(openKey(prefix, 'tasks', 'alice'))).toBe(0);
     expect(await admin.llen(queueKeys(prefix).waiting)).toBe(1);
   });
@@ -92,8 +92,8 @@ describe('OneScriptIntake: creation on one Redis', () => {
   it("refuses the id of another principal's task, and queues nothing for it", async () => {
     const { intake: creation, store, prefix } = intake(5);
     const task = newTask();
-    await creation.create(task);
-    await expect(creation.create({ ...task, principal: 'mallory' })).rejects.toThrow(/already exists/);
+    await creation.queued(task);
+    await expect(creation.queued({ ...task, principal: 'mallory' })).rejects.toThrow(/already exists/);
     expect(await admin.llen(queueKeys(prefix).waiting)).toBe(1);
     expect((await store.load(task.taskId))?.principal).toBe('alice');
   });
@@ -101,8 +101,8 @@ describe('OneScriptIntake: creation on one Redis', () => {
   it('answers the same creation sent again (a resend after a dropped connection) as created, counted and queued once', async () => {
     const { intake: creation, prefix } = intake(5);
     const task = newTask();
-    const first = await creation.create(task);
-    expect(await creation.create({ ...task })).toEqual(first);
+    const first = await creation.queued(task);
+    expect(await creation.queued({ ...task })).toEqual(first);
     expect(await admin.lrange(queueKeys(prefix).waiting, 0, -1)).toEqual([task.taskId]);
     expect(await admin.zcard(openKey(prefix, 'tasks', 'alice'))).toBe(1);
   });
@@ -114,12 +114,12 @@ describe('OneScriptIntake: creation on one Redis', () => {
       await own.halt();
       const task = newTask();
       const started = performance.now();
-      await expect(creation.create(task)).rejects.toBeInstanceOf(UnavailableError);
+      await expect(creation.queued(task)).rejects.toBeInstanceOf(UnavailableError);
       expect(performance.now() - started).toBeLessThan(4_000);
       await own.restart();
       expect(await store.load(task.taskId)).toBeUndefined();
       // The principal's one slot is free.
-      await creation.create(newTask());
+      await creation.queued(newTask());
     } finally {
       await own.stop();
     }

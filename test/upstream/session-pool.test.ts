@@ -2,7 +2,8 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnavailableError } from '../../src/core/errors.js';
-import { UpstreamPool } from '../../src/upstream/pool.js';
+import { UpstreamRpc } from '../../src/upstream/client/rpc-client.js';
+import { SessionPool } from '../../src/upstream/client/session-pool.js';
 import { spawnDemoUpstream, type DemoUpstreamProcess } from '../support/demo-upstream-process.js';
 
 let upstream: DemoUpstreamProcess;
@@ -22,6 +23,10 @@ interface Gate {
   initializes: number;
   maxOpening: number;
   toolCalls: number;
+  /** The capabilities each `initialize` declared. */
+  declared: Array<Record<string, unknown>>;
+  /** Answer the next tool call of a known session with 404, as an upstream that restarted does. */
+  forgetOnce: boolean;
   close(): Promise<void>;
 }
 
@@ -32,13 +37,14 @@ interface Gate {
 async function startGate(target: string, opts: { holdMs?: number; resets?: number } = {}): Promise<Gate> {
   const to = new URL(target);
   let opening = 0;
-  const gate: Gate = { url: '', initializes: 0, maxOpening: 0, toolCalls: 0, close: async () => undefined };
+  const gate: Gate = { url: '', initializes: 0, maxOpening: 0, toolCalls: 0, declared: [], forgetOnce: false, close: async () => undefined };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const method = body.length ? (JSON.parse(body.toString()) as { method?: string }).method : undefined;
+      const message = body.length ? (JSON.parse(body.toString()) as { method?: string; params?: { capabilities?: Record<string, unknown> } }) : undefined;
+      const method = message?.method;
       const forward = (): void => {
         const out = request({ host: to.hostname, port: to.port, path: to.pathname, method: req.method, headers: req.headers }, (up) => {
           res.writeHead(up.statusCode ?? 502, up.headers);
@@ -49,9 +55,16 @@ async function startGate(target: string, opts: { holdMs?: number; resets?: numbe
         });
         out.end(body);
       };
+      if (method === 'tools/call' && gate.forgetOnce) {
+        gate.forgetOnce = false;
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } }));
+        return;
+      }
       if (method === 'tools/call') gate.toolCalls++;
       if (method !== 'initialize') return forward();
       gate.initializes++;
+      gate.declared.push(message?.params?.capabilities ?? {});
       if (gate.initializes <= (opts.resets ?? 0)) {
         req.socket.destroy();
         return;
@@ -71,25 +84,42 @@ async function startGate(target: string, opts: { holdMs?: number; resets?: numbe
 }
 
 const clientInfo = { name: 'pool-test', version: '1.0.0' };
-const greet = (pool: UpstreamPool, name: string) => pool.callTool('greet', { name }, { timeoutMs: 10_000 });
+/** A call that could answer input (a held session of its own); `greet` never asks. */
+const greet = (pool: SessionPool, name: string) => pool.callTool('greet', { name }, { timeoutMs: 10_000, onInput: async () => ({}) });
+/** A call that takes no input (the shared session). */
+const plainGreet = (pool: SessionPool, name: string) => pool.callTool('greet', { name }, { timeoutMs: 10_000 });
+const textOf = (result: Record<string, unknown>) => (result.content as Array<{ text: string }>)[0]!.text;
 
 /** A pool whose upstream is the demo behind a gate; both are closed after `fn`. */
-async function throughGate(gateOptions: Parameters<typeof startGate>[1], maxConnecting: number | undefined, fn: (pool: UpstreamPool, gate: Gate) => Promise<void>): Promise<void> {
+async function throughGate(gateOptions: Parameters<typeof startGate>[1], maxConnecting: number | undefined, fn: (pool: SessionPool, gate: Gate) => Promise<void>): Promise<void> {
   const gate = await startGate(upstream.url, gateOptions);
-  const pool = new UpstreamPool({ url: gate.url, clientInfo, maxConnecting });
+  const rpc = new UpstreamRpc({ url: gate.url });
+  const pool = new SessionPool(rpc, { clientInfo, maxConnecting });
   try {
     await fn(pool, gate);
   } finally {
     await pool.close();
+    await rpc.close();
     await gate.close();
   }
 }
 
-describe('UpstreamPool', () => {
-  it('opens at most maxConnecting upstream sessions at once when a burst of calls arrives, and every call is answered', async () => {
+describe('SessionPool', () => {
+  it('carries concurrent calls that take no input on one session that declares no client capability', async () => {
+    await throughGate({ holdMs: 60 }, 3, async (pool, gate) => {
+      const results = await Promise.all(Array.from({ length: 12 }, (_, i) => plainGreet(pool, `n${i}`)));
+      expect(results.map(textOf)).toEqual(Array.from({ length: 12 }, (_, i) => `Hello, n${i}!`));
+      expect(gate.initializes).toBe(1);
+      expect(gate.declared).toEqual([{}]);
+      expect(gate.toolCalls).toBe(12);
+    });
+  });
+
+  it('opens at most maxConnecting held sessions at once when a burst of calls that take input arrives, and every call is answered', async () => {
     await throughGate({ holdMs: 60 }, 3, async (pool, gate) => {
       const results = await Promise.all(Array.from({ length: 12 }, (_, i) => greet(pool, `n${i}`)));
-      expect(results.map((r) => (r.content as Array<{ text: string }>)[0]!.text)).toEqual(Array.from({ length: 12 }, (_, i) => `Hello, n${i}!`));
+      expect(results.map(textOf)).toEqual(Array.from({ length: 12 }, (_, i) => `Hello, n${i}!`));
+      expect(gate.declared.every((declared) => 'elicitation' in declared && 'sampling' in declared && 'roots' in declared)).toBe(true);
       expect(gate.maxOpening).toBeLessThanOrEqual(3);
       expect(gate.maxOpening).toBeGreaterThanOrEqual(2);
       expect(gate.toolCalls).toBe(12);
@@ -99,7 +129,7 @@ describe('UpstreamPool', () => {
   it('opens the session again when its connection is reset before any tool call was sent', async () => {
     await throughGate({ resets: 2 }, undefined, async (pool, gate) => {
       const result = await greet(pool, 'again');
-      expect((result.content as Array<{ text: string }>)[0]!.text).toBe('Hello, again!');
+      expect(textOf(result)).toBe('Hello, again!');
       expect(gate.initializes).toBe(3);
       expect(gate.toolCalls).toBe(1);
     });
@@ -112,6 +142,26 @@ describe('UpstreamPool', () => {
       expect((error as UnavailableError).toJsonRpc()).toMatchObject({ code: -32603, data: { retryable: true } });
       expect(gate.initializes).toBe(3);
       expect(gate.toolCalls).toBe(0);
+    });
+  });
+
+  it('opens a new session when the upstream forgot the shared one, and sends the call once more', async () => {
+    await throughGate({}, undefined, async (pool, gate) => {
+      expect(textOf(await plainGreet(pool, 'first'))).toBe('Hello, first!');
+      gate.forgetOnce = true;
+      expect(textOf(await plainGreet(pool, 'second'))).toBe('Hello, second!');
+      expect(gate.initializes).toBe(2);
+      expect(gate.toolCalls).toBe(2);
+    });
+  });
+
+  it('opens a new held session when the upstream forgot an idle one, and sends the call once more', async () => {
+    await throughGate({}, undefined, async (pool, gate) => {
+      expect(textOf(await greet(pool, 'first'))).toBe('Hello, first!');
+      gate.forgetOnce = true;
+      expect(textOf(await greet(pool, 'second'))).toBe('Hello, second!');
+      expect(gate.initializes).toBe(2);
+      expect(gate.toolCalls).toBe(2);
     });
   });
 });

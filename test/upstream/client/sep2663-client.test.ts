@@ -1,9 +1,10 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UnavailableError, UpstreamProtocolError, UpstreamRpcError } from '../../src/core/errors.js';
-import { Sep2663UpstreamClient } from '../../src/upstream/sep2663-client.js';
-import { Ack, DetailedTask } from '../../src/wire/sep2663/result-schemas.js';
+import { UnavailableError, UpstreamProtocolError, UpstreamRpcError } from '../../../src/core/errors.js';
+import { UpstreamRpc } from '../../../src/upstream/client/rpc-client.js';
+import { Sep2663UpstreamClient } from '../../../src/upstream/client/sep2663-client.js';
+import { Ack, DetailedTask } from '../../../src/wire/sep2663/result-schemas.js';
 
 /** What the test server answers, by the task id the request names. */
 type Answer = (id: unknown, res: import('node:http').ServerResponse) => void;
@@ -36,11 +37,17 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await Promise.all(rpcs.map((rpc) => rpc.close()));
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
 });
 
-const client = () => new Sep2663UpstreamClient({ url, clientInfo: { name: 'shim-test', version: '1' }, headers: { authorization: 'Bearer upstream-secret' } });
+const rpcs: UpstreamRpc[] = [];
+const client = (maxAnswerBytes?: number) => {
+  const rpc = new UpstreamRpc({ url, headers: { authorization: 'Bearer upstream-secret' }, maxAnswerBytes });
+  rpcs.push(rpc);
+  return Object.assign(new Sep2663UpstreamClient(rpc, { name: 'shim-test', version: '1' }), { close: () => rpc.close() });
+};
 const options = { capabilities: { elicitation: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } }, timeoutMs: 2_000 };
 
 describe('the stateless 2026-07-28 client of a SEP-2663 upstream', () => {
@@ -116,6 +123,30 @@ describe('the stateless 2026-07-28 client of a SEP-2663 upstream', () => {
       res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id, result: { resultType: 'complete', ...task, taskId: 'streamed' } })}\n\n`);
     });
     expect(await c.call('tasks/get', { taskId: 'streamed' }, DetailedTask, options)).toMatchObject({ taskId: 'streamed' });
+    await c.close();
+  });
+
+  it('refuses an answer larger than its bound as the upstream protocol fault', async () => {
+    const c = client(4096);
+    answers.set('huge', json(200, { jsonrpc: '2.0', id: 1, result: { resultType: 'complete', ...task, taskId: 'huge', statusMessage: 'x'.repeat(8192) } }));
+    const err = await c.call('tasks/get', { taskId: 'huge' }, DetailedTask, options).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UpstreamProtocolError);
+    expect((err as Error).message).toBe("the upstream's answer to tasks/get has a message larger than 4096 bytes");
+    await c.close();
+  });
+
+  it('hands on the progress the upstream reports before its answer', async () => {
+    const c = client();
+    answers.set('progressing', (id, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const token = (seen.at(-1)!.body.params as { _meta: { progressToken: unknown } })._meta.progressToken;
+      res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 3, message: 'step 1 of 3' } })}\n\n`);
+      res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'another', progress: 9 } })}\n\n`);
+      res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id, result: { resultType: 'complete', ...task, taskId: 'progressing' } })}\n\n`);
+    });
+    const heard: string[] = [];
+    await c.call('tasks/get', { taskId: 'progressing' }, DetailedTask, { ...options, onProgress: (message) => heard.push(message) });
+    expect(heard).toEqual(['step 1 of 3']);
     await c.close();
   });
 });
