@@ -20,6 +20,7 @@ import { createTasks } from './scenarios/create.js';
 import { dashboard } from './scenarios/dashboard.js';
 import { endToEnd } from './scenarios/e2e.js';
 import { fanout } from './scenarios/fanout.js';
+import { manyTasks } from './scenarios/many-tasks.js';
 import { memory } from './scenarios/memory.js';
 import { native } from './scenarios/native.js';
 import { passthrough } from './scenarios/passthrough.js';
@@ -33,6 +34,7 @@ const SCENARIOS: Array<[string, (ctx: BenchContext) => Promise<ScenarioResult>]>
   ['native', native],
   ['passthrough', passthrough],
   ['quick-call', quickCall],
+  ['many-tasks', manyTasks],
   ['fanout', fanout],
   ['memory', memory],
   ['dashboard', dashboard],

@@ -30,6 +30,7 @@ const ENV_KEYS: ReadonlyArray<[string, keyof ShimConfig, Kind]> = [
   ['SHIM_MAX_BODY_BYTES', 'maxBodyBytes', 'int'],
   ['SHIM_LISTEN_KEEPALIVE_MS', 'listenKeepAliveMs', 'int'],
   ['SHIM_WORKER_CONCURRENCY', 'workerConcurrency', 'int'],
+  ['SHIM_UPSTREAM_CONNECTIONS', 'upstreamConnections', 'int'],
   ['SHIM_MAX_LISTEN_TASK_IDS', 'maxListenTaskIds', 'int'],
   ['SHIM_MAX_OPEN_TASKS_PER_PRINCIPAL', 'maxOpenTasksPerPrincipal', 'int'],
   ['SHIM_MAX_OPEN_STREAMS_PER_PRINCIPAL', 'maxOpenStreamsPerPrincipal', 'int'],

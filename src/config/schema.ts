@@ -104,7 +104,10 @@ export const ConfigSchema = z.strictObject({
   logLevel: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }),
   /** Request lines carry the tool arguments of `tools/call` and `tasks/create`: they may hold secrets, so off by default. */
   logArguments: z.boolean(),
+  /** Jobs one replica runs at once, taken from the queue or run from their task's creation (docs/decisions/0032). */
   workerConcurrency: z.number().int().min(1).max(10_000),
+  /** Connections to the upstream for requests at once (calls, forwards); GET streams have their own. */
+  upstreamConnections: z.number().int().min(1).max(65_536),
   /** A dead replica's jobs are handed to another worker within about twice this (lock expiry, then two stall checks). */
   jobLockMs: z.number().int().min(1_000).max(600_000),
   /** Origins allowed to call /mcp from a browser. A request without Origin is always allowed. */
@@ -161,7 +164,8 @@ export const DEFAULT_CONFIG: ShimConfig = {
   watchConfig: false,
   logLevel: 'info',
   logArguments: false,
-  workerConcurrency: 64,
+  workerConcurrency: 1_000,
+  upstreamConnections: 1_024,
   jobLockMs: 30_000,
   allowedOrigins: [],
   auth: { mode: 'none' },

@@ -48,6 +48,11 @@ export function checkAnswer(request: InputRequest, answer: unknown): string | un
 }
 
 /** Which input kinds the creating request's capabilities allow. */
+/** Whether capabilities declare any kind of input the shim can relay (elicitation, sampling, roots). */
+export function declaresInput(capabilities: Record<string, unknown>): boolean {
+  return capabilities.elicitation !== undefined || capabilities.sampling !== undefined || capabilities.roots !== undefined;
+}
+
 export function inputAllowed(request: InputRequest, capabilities: Record<string, unknown>): boolean {
   switch (request.method) {
     case 'elicitation/create': {

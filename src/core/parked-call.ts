@@ -32,11 +32,6 @@ export interface ParkedCallOptions {
 export class ParkedCalls {
   constructor(private readonly options: ParkedCallOptions) {}
 
-  /** Whether this request can take an MRTR answer at all: a kind of input was declared. */
-  static possible(capabilities: Record<string, unknown>): boolean {
-    return ['elicitation', 'sampling', 'roots'].some((kind) => capabilities[kind] !== undefined);
-  }
-
   async call(ctx: CallContext, call: CallRequest): Promise<SyncOutcome> {
     const { store, invoker } = this.options;
     let parked: Promise<TaskRecord> | undefined;

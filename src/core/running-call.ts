@@ -16,7 +16,6 @@ export class RunningCall {
   /** The upstream's answer: the tool's result, or its error (UpstreamRpcError: its JSON-RPC error). */
   readonly result: Promise<Record<string, unknown>>;
   private readonly abort = new AbortController();
-  private settledFlag = false;
 
   constructor(
     invoker: ToolInvoker,
@@ -24,17 +23,15 @@ export class RunningCall {
     readonly args: Record<string, unknown>,
     timeoutMs: number,
     private hooks: CallHooks,
+    /** The caller declared some kind of input: without it the upstream is told the call takes none. */
+    takesInput: boolean,
   ) {
     this.result = invoker.callTool(tool, args, {
       signal: this.abort.signal,
       timeoutMs,
-      onInput: (request, signal) => this.hooks.onInput(request, signal),
+      onInput: takesInput ? (request, signal) => this.hooks.onInput(request, signal) : undefined,
       onProgress: (message) => this.hooks.onProgress(message),
     });
-    const settle = (): void => {
-      this.settledFlag = true;
-    };
-    this.result.then(settle, settle);
   }
 
   /** From now on input and progress go to `hooks`. */
@@ -45,9 +42,5 @@ export class RunningCall {
   /** Aborts the upstream call (the upstream hears `notifications/cancelled`). */
   cancel(): void {
     this.abort.abort();
-  }
-
-  get settled(): boolean {
-    return this.settledFlag;
   }
 }

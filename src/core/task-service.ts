@@ -1,7 +1,7 @@
 import { Cancels } from './cancels.js';
 import { InvalidParamsError, TaskNotFoundError } from './errors.js';
 import { newTaskId } from './ids.js';
-import { checkAnswer, ERROR_ANSWER } from './input-responses.js';
+import { checkAnswer, declaresInput, ERROR_ANSWER } from './input-responses.js';
 import { planCall, resolvePolicy, type CallPlan, type PolicySources, type ToolPolicy } from './policy.js';
 import type { Clock, ToolCatalog, ToolInfo, ToolInvoker } from './ports.js';
 import type { CallContext, CallOutcome, CallRequest } from './call.js';
@@ -141,7 +141,7 @@ export class TaskService {
    * before the task exists"). Undefined for every other call.
    */
   private inputFirst(ctx: CallContext, plan: CallPlan): CallWindow | undefined {
-    if (ctx.wire !== 'sep2663' || !ParkedCalls.possible(ctx.clientCapabilities)) return undefined;
+    if (ctx.wire !== 'sep2663' || !declaresInput(ctx.clientCapabilities)) return undefined;
     if (plan.kind === 'auto') return { windowMs: plan.windowMs, answerPlainly: true };
     if (plan.kind === 'task' && plan.windowMs !== undefined) return { windowMs: plan.windowMs, answerPlainly: false };
     return undefined;
@@ -277,7 +277,7 @@ export class TaskService {
    * (MRTR); the legacy wires proxy their synchronous calls and never get here.
    */
   private async callSync(ctx: CallContext, call: CallRequest): Promise<CallOutcome> {
-    if (ctx.wire === 'sep2663' && ParkedCalls.possible(ctx.clientCapabilities)) return this.parked.call(ctx, call);
+    if (ctx.wire === 'sep2663' && declaresInput(ctx.clientCapabilities)) return this.parked.call(ctx, call);
     const result = await this.options.invoker.callTool(call.name, call.arguments, {
       signal: call.clientGone?.(),
       timeoutMs: this.options.syncTimeoutMs ?? MRTR_TTL_MS,

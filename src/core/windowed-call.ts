@@ -2,7 +2,7 @@ import type { CallContext, CallOutcome, CallRequest } from './call.js';
 import type { Cancels } from './cancels.js';
 import { collectInput } from './collect-input.js';
 import { ErrorCode, InvalidParamsError, ShimError } from './errors.js';
-import { inputAllowed } from './input-responses.js';
+import { declaresInput, inputAllowed } from './input-responses.js';
 import type { ToolInvoker } from './ports.js';
 import type { CallWindow } from './pre-task-call.js';
 import { encodeRequestState } from './request-state.js';
@@ -50,7 +50,7 @@ export class WindowedCalls {
         if (!inputAllowed(request, ctx.clientCapabilities)) throw new ShimError(ErrorCode.MethodNotFound, `The client did not declare support for ${request.method}`);
         return collectInput(store, await becomeTask(), request, signal, () => inputParked?.());
       },
-    });
+    }, declaresInput(ctx.clientCapabilities));
     const gone = call.clientGone?.();
 
     return new Promise<CallOutcome>((resolve, reject) => {

@@ -1,6 +1,7 @@
 import { awaitInput, carriedId, collectInput, keyCarryingId } from '../core/collect-input.js';
 import { changeFanOut } from '../core/change-fan-out.js';
 import { ErrorCode, UnavailableError, UpstreamRpcError } from '../core/errors.js';
+import { declaresInput } from '../core/input-responses.js';
 import type { NativeHooks, NativeOutcome, NativeResume, ToolInvoker, UpstreamTasks } from '../core/ports.js';
 import type { RunningCall } from '../core/running-call.js';
 import { isTerminal, type TaskRecord } from '../core/task.js';
@@ -158,7 +159,8 @@ export class TaskRunner implements HeldJobRunner {
         invoker.callTool(task.tool, task.arguments, {
           signal: hooks.signal,
           timeoutMs: Math.max(1, hooks.deadline - this.now()),
-          onInput: (request, signal) => collectInput(store, task, request, signal),
+          // A task whose client can answer no input tells the upstream so (a call that takes none).
+          onInput: declaresInput(task.clientCapabilities) ? (request, signal) => collectInput(store, task, request, signal) : undefined,
           onProgress: hooks.onStatusMessage,
         }),
       ),

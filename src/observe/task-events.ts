@@ -16,7 +16,7 @@ const MAX_KNOWN = 10_000;
 /**
  * Records task lifecycles at the store, where each transition happens exactly once in the fleet
  * (one atomic compare-and-set): the replica that applies it records it. Wraps `create` (and a
- * Redis store's `createQueued`), `load`, `finish` and `cancel` of this very instance, so that
+ * Redis store's `createQueued` and `createHeld`), `load`, `finish` and `cancel` of this very instance, so that
  * every holder of the store (the service, the runner, the adapters) goes through them and every
  * other method stays untouched.
  *
@@ -43,11 +43,17 @@ export function observeTaskLifecycle(store: TaskStore, recorder: Recorder): Task
     return record;
   };
   if (store instanceof RedisTaskStore) {
-    const { createQueued } = store;
+    const { createQueued, createHeld } = store;
     // Not remembered: a queued task is finished by a TaskRunner, which loads it first.
     store.createQueued = (task, queue, maxOpenTasks) =>
       createQueued.call(store, task, queue, maxOpenTasks).then((outcome) => {
         if (outcome.created) emit('created', describe(outcome.task), outcome.task.createdAt);
+        return outcome;
+      });
+    // Remembered: this replica runs the job from the record it just wrote, without a load.
+    store.createHeld = (task, lease, maxOpenTasks) =>
+      createHeld.call(store, task, lease, maxOpenTasks).then((outcome) => {
+        if (outcome.created) emit('created', remember(outcome.task), outcome.task.createdAt);
         return outcome;
       });
   }

@@ -30,8 +30,7 @@ export function openUpstream(config: ShimConfig & { upstreamUrl: string }, logge
     headers: config.upstreamHeaders,
     clientInfo: { name: config.serverName, version: config.serverVersion },
     protocol: config.upstreamProtocol,
-    // As many as the worker runs at once, plus a few for discovery and translated requests.
-    maxIdle: config.workerConcurrency + 8,
+    connections: config.upstreamConnections,
     onUnreachable: unreachable,
   });
   return {
