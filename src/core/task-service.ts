@@ -59,7 +59,14 @@ export class TaskService {
   constructor(private readonly options: TaskServiceOptions) {
     this.cancels = new Cancels(options.store, options.clock, options.cancelGraceMs);
     this.preTask = new PreTaskCalls(options.store, this.cancels);
-    this.windowed = new WindowedCalls({ store: options.store, intake: options.intake, invoker: options.invoker, cancels: this.cancels, now: () => options.clock.now() });
+    this.windowed = new WindowedCalls({
+      store: options.store,
+      intake: options.intake,
+      invoker: options.invoker,
+      cancels: this.cancels,
+      now: () => options.clock.now(),
+      ttlMs: (call) => this.ttlOf(call),
+    });
     this.parked = new ParkedCalls({
       store: options.store,
       invoker: options.invoker,
@@ -116,7 +123,7 @@ export class TaskService {
     if (this.options.upstreamRunsTasks && (await this.options.upstreamRunsTasks(call.name))) {
       return this.preTask.start(ctx, call, await this.createTask(ctx, call), window);
     }
-    return this.windowed.start(ctx, call, this.newTask(ctx, call), window);
+    return this.windowed.start(ctx, call, (createdAt) => this.newTask(ctx, call, createdAt), window);
   }
 
   /**
@@ -290,9 +297,12 @@ export class TaskService {
     return this.options.intake.create(this.newTask(ctx, call));
   }
 
+  private ttlOf(call: CallRequest): number {
+    return Math.min(call.requestedTtlMs ?? this.options.defaultTtlMs, this.options.maxTtlMs);
+  }
+
   /** The record a call becomes, not yet stored. */
-  private newTask(ctx: CallContext, call: CallRequest): NewTask {
-    const now = this.options.clock.now();
+  private newTask(ctx: CallContext, call: CallRequest, now = this.options.clock.now()): NewTask {
     return {
       taskId: newTaskId(),
       principal: ctx.principal,
@@ -301,7 +311,7 @@ export class TaskService {
       tool: call.name,
       arguments: call.arguments,
       createdAt: now,
-      ttlMs: Math.min(call.requestedTtlMs ?? this.options.defaultTtlMs, this.options.maxTtlMs),
+      ttlMs: this.ttlOf(call),
       pollIntervalMs: this.options.pollIntervalMs,
       clientCapabilities: ctx.clientCapabilities,
       clientInfo: ctx.clientInfo,

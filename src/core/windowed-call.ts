@@ -18,6 +18,8 @@ export interface WindowedCallsOptions {
   invoker: ToolInvoker;
   cancels: Cancels;
   now: () => number;
+  /** The TTL the call's task would have: the call may run that long. */
+  ttlMs: (call: CallRequest) => number;
 }
 
 /**
@@ -32,16 +34,19 @@ export interface WindowedCallsOptions {
 export class WindowedCalls {
   constructor(private readonly options: WindowedCallsOptions) {}
 
-  /** The first round of the call; `task` is the record it becomes if it must (nothing stored yet). */
-  start(ctx: CallContext, call: CallRequest, task: NewTask, window: CallWindow): Promise<CallOutcome> {
-    const { store, intake, invoker, cancels, now } = this.options;
+  /**
+   * The first round of the call; `newTask` makes the record it becomes if it must (created when
+   * the call arrived, `createdAt`: its TTL counts from then).
+   */
+  start(ctx: CallContext, call: CallRequest, newTask: (createdAt: number) => NewTask, window: CallWindow): Promise<CallOutcome> {
+    const { store, intake, invoker, cancels, now, ttlMs } = this.options;
     const startedAt = now();
     let latest: string | undefined;
     let durable: Promise<TaskRecord> | undefined;
     let inputParked: (() => void) | undefined;
     const becomeTask = (): Promise<TaskRecord> =>
-      (durable ??= intake.adopt({ ...task, startedAt, statusMessage: latest }, running));
-    const running: RunningCall = new RunningCall(invoker, call.name, call.arguments, task.ttlMs, {
+      (durable ??= intake.adopt({ ...newTask(startedAt), startedAt, statusMessage: latest }, running));
+    const running: RunningCall = new RunningCall(invoker, call.name, call.arguments, ttlMs(call), {
       onProgress: (message) => {
         latest = message;
       },

@@ -4,6 +4,13 @@ import type { Logger } from './logger.js';
 
 /** Polls: a client repeats them every few seconds for each open task, so they log at `debug` (with forwarded traffic). */
 const POLLS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/status']);
+/**
+ * The task API's actions: with opened sessions and created tasks, what a line at `info` is for.
+ * Pings, listings and plain tool calls come by the thousand per second on either wire, so they
+ * log at `debug` when they went well: a new client's quick call is written no more than an old
+ * client's forwarded one.
+ */
+const TASK_ACTIONS: ReadonlySet<string> = new Set(['tasks/create', 'tasks/update', 'tasks/cancel', 'tasks/result', 'tasks/list', 'subscriptions/listen']);
 /** The methods whose params carry tool arguments (logged only with `logArguments`). */
 const CALLS: ReadonlySet<string> = new Set(['tools/call', 'tasks/create']);
 /** How a flat SEP-2663 CreateTaskResult begins, as the handler writes it (src/wire/sep2663/render.ts). */
@@ -33,13 +40,15 @@ export class LoggingRecorder implements Recorder {
   record(event: RequestEvent): void {
     this.inner.record(event);
     if (!this.info) return;
-    // Polls and forwarded traffic (pings, tools/list, plain calls of a legacy session) come by the
-    // thousand per second; at `info` the lines are the task API's requests and opened sessions.
-    const poll = POLLS.has(event.method) || (event.wire === 'passthrough' && event.method !== 'initialize');
-    if (poll && !this.debug) return;
+    const taskId = taskIdOf(event.params, event.reply);
+    const quiet =
+      POLLS.has(event.method) ||
+      (event.wire === 'passthrough' && event.method !== 'initialize') ||
+      (event.outcome === 'ok' && !TASK_ACTIONS.has(event.method) && event.method !== 'initialize' && taskId === undefined);
+    if (quiet && !this.debug) return;
     try {
       const params = event.params;
-      this.logger[poll ? 'debug' : 'info'](
+      this.logger[quiet ? 'debug' : 'info'](
         {
           method: event.method,
           wire: event.wire,
@@ -50,7 +59,7 @@ export class LoggingRecorder implements Recorder {
           protocolVersion: event.protocolVersion,
           outcome: event.outcome,
           durationMs: Math.round(event.latencyMs * 10) / 10,
-          taskId: taskIdOf(params, event.reply),
+          taskId,
           arguments: this.logArguments && CALLS.has(event.method) ? params?.arguments : undefined,
         },
         'request',

@@ -53,6 +53,8 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
   private readonly limits: MirrorLimits;
   private report: Promise<UpstreamReport> | undefined;
   private reportAt = 0;
+  /** The report once learned without a problem: calls read it without waiting on a promise. */
+  private learned: UpstreamReport | undefined;
   private readonly sessions = new Set<UpstreamTaskSession>();
   private readonly modern: Sep2663UpstreamClient;
   private readonly sep2663: Sep2663Tasks;
@@ -79,14 +81,17 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
     if (!this.report || now - this.reportAt > REDISCOVER_MS) {
       const previous = this.report;
       this.reportAt = now;
-      this.report = (previous ? previous.then((r) => (r.problem ? this.learn() : r)) : this.learn());
+      this.report = (previous ? previous.then((r) => (r.problem ? this.learn() : r)) : this.learn()).then((report) => {
+        if (!report.problem) this.learned = report;
+        return report;
+      });
     }
     return this.report;
   }
 
   async modeOf(tool: string): Promise<ExecutionMode> {
-    const [report, info] = await Promise.all([this.discover(), this.catalog.get(tool)]);
-    return executionMode(report, info);
+    const report = this.learned ?? (await this.discover());
+    return executionMode(report, await this.catalog.get(tool));
   }
 
   /** True for a tool whose tasks the upstream runs itself, as a 2025-11-25 task server or a SEP-2663 server. */
@@ -100,7 +105,8 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
    * task and waited for; any other one is a plain call (an `optional` tool then runs without a task).
    */
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown>> {
-    const [report, info] = await Promise.all([this.discover(), this.catalog.get(name)]);
+    const report = this.learned ?? (await this.discover());
+    const info = await this.catalog.get(name);
     const mode = executionMode(report, info);
     // A 2026-07-28 upstream has no session for the SDK client: its calls are stateless, task or not.
     const stateless = report.protocol === '2026-07-28';

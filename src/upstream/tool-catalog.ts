@@ -9,6 +9,8 @@ import type { ToolCatalog, ToolInfo } from '../core/ports.js';
  */
 export class CachedToolCatalog implements ToolCatalog {
   private tools = new Map<string, ToolInfo>();
+  /** Each listed tool as a settled promise, so that a lookup on the hot path allocates nothing. */
+  private answers = new Map<string, Promise<ToolInfo>>();
   private tasksDeclared = false;
   private fetchedAt = -Infinity;
   private refreshing: Promise<Tool[]> | undefined;
@@ -19,8 +21,16 @@ export class CachedToolCatalog implements ToolCatalog {
     private readonly ttlMs = 30_000,
   ) {}
 
-  async get(name: string): Promise<ToolInfo | undefined> {
+  get(name: string): Promise<ToolInfo | undefined> {
     const age = Date.now() - this.fetchedAt;
+    if (age <= this.ttlMs) {
+      const answer = this.answers.get(name);
+      if (answer) return answer;
+    }
+    return this.lookUp(name, age);
+  }
+
+  private async lookUp(name: string, age: number): Promise<ToolInfo | undefined> {
     // A miss refreshes at most once a second, so a flood of made-up names cannot flood the upstream.
     if (age > this.ttlMs || (!this.tools.has(name) && age > 1_000)) {
       await this.refresh().catch(() => undefined);
@@ -43,6 +53,7 @@ export class CachedToolCatalog implements ToolCatalog {
     this.refreshing ??= Promise.all([this.list(), this.capabilities()])
       .then(([tools, capabilities]) => {
         this.tools = new Map(tools.map((t) => [t.name, t as ToolInfo]));
+        this.answers = new Map(tools.map((t) => [t.name, Promise.resolve(t as ToolInfo)]));
         this.tasksDeclared = declaresToolTasks(capabilities);
         this.fetchedAt = Date.now();
         return tools;

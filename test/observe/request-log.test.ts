@@ -21,12 +21,22 @@ function recorderAt(level: LogLevel, logArguments = false): { lines: () => Array
 const base: RequestEvent = { wire: 'sep2663', method: 'tools/call', principal: 'alice', outcome: 'ok', latencyMs: 12.345 };
 
 describe('the request log', () => {
-  it('writes polls at debug only, other requests at info', () => {
+  it('writes polls and plain requests that went well at debug only, the task API and failures at info', () => {
     const info = recorderAt('info');
+    const created = '{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"t2","status":"working"}}';
     info.recorder.record({ ...base, method: 'tasks/get', params: { taskId: 't1' } });
     info.recorder.record({ ...base, wire: 'tasks-create', method: 'tasks/status', params: { taskId: 't1' } });
+    info.recorder.record({ ...base, wire: 'passthrough', method: 'tools/call', outcome: '-32603' });
     info.recorder.record(base);
-    expect(info.lines().map((line) => [line.level, line.method])).toEqual([[30, 'tools/call']]);
+    info.recorder.record({ ...base, method: 'ping' });
+    info.recorder.record({ ...base, reply: { kind: 'json-text', status: 200, text: created } });
+    info.recorder.record({ ...base, outcome: '-32602' });
+    info.recorder.record({ ...base, method: 'tasks/cancel', params: { taskId: 't1' } });
+    expect(info.lines().map((line) => [line.level, line.method, line.outcome, line.taskId])).toEqual([
+      [30, 'tools/call', 'ok', 't2'],
+      [30, 'tools/call', '-32602', undefined],
+      [30, 'tasks/cancel', 'ok', 't1'],
+    ]);
 
     const debug = recorderAt('debug');
     debug.recorder.record({ ...base, method: 'tasks/get', params: { taskId: 't1' } });
@@ -34,7 +44,7 @@ describe('the request log', () => {
   });
 
   it('takes the task id from the answer that created the task, on each wire', () => {
-    const { lines, recorder } = recorderAt('info');
+    const { lines, recorder } = recorderAt('debug');
     const text = '{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"sep-\\"1\\"","status":"working"}}';
     recorder.record({ ...base, reply: { kind: 'json-text', status: 200, text } });
     recorder.record({ ...base, wire: 'mcp-2025-11-25', reply: { kind: 'json', status: 200, body: { result: { task: { taskId: 'legacy-1' } } } } });
@@ -46,10 +56,10 @@ describe('the request log', () => {
 
   it('writes tool arguments only when asked', () => {
     const event: RequestEvent = { ...base, tool: 'greet', params: { name: 'greet', arguments: { name: 'secret' } } };
-    const plain = recorderAt('info');
+    const plain = recorderAt('debug');
     plain.recorder.record(event);
     expect(plain.lines()[0]).not.toHaveProperty('arguments');
-    const asked = recorderAt('info', true);
+    const asked = recorderAt('debug', true);
     asked.recorder.record(event);
     expect(asked.lines()[0]).toMatchObject({ arguments: { name: 'secret' } });
   });

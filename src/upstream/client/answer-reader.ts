@@ -82,7 +82,6 @@ export class AnswerReader implements Dispatcher.DispatchHandler {
     this.headers = headers;
     const type = headers['content-type'];
     if (typeof type === 'string' && type.includes('text/event-stream')) {
-      this.decoder = new TextDecoder();
       this.parser = sseMessages((data) => this.event(data));
     } else {
       this.chunks = [];
@@ -96,14 +95,14 @@ export class AnswerReader implements Dispatcher.DispatchHandler {
       controller.abort(new AnswerTooLargeError(this.maxBytes));
       return;
     }
-    if (this.parser) this.parser.feed(this.decoder!.decode(chunk, { stream: true }));
+    if (this.parser) this.parser.feed(this.text(chunk));
     else this.chunks!.push(chunk);
   }
 
   onResponseEnd(): void {
     clearTimeout(this.linger);
     if (this.parser) {
-      this.parser.feed(this.decoder!.decode());
+      if (this.decoder) this.parser.feed(this.decoder.decode());
       // A last event without its blank line still counts, as the upstream meant to send it.
       this.parser.reset({ consume: true });
     } else if (this.chunks && this.chunks.length > 0) {
@@ -117,6 +116,17 @@ export class AnswerReader implements Dispatcher.DispatchHandler {
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
     clearTimeout(this.linger);
     this.fail(this.aborted ?? err);
+  }
+
+  /**
+   * A chunk as text. Most chunks end on a whole character (an event ends with a line break):
+   * those decode on their own; from the first chunk that may end inside one, a streaming decoder
+   * carries the rest over to the next.
+   */
+  private text(chunk: Buffer): string {
+    if (!this.decoder && (chunk.length === 0 || chunk[chunk.length - 1]! < 0x80)) return chunk.toString('utf8');
+    this.decoder ??= new TextDecoder();
+    return this.decoder.decode(chunk, { stream: true });
   }
 
   private event(data: string): void {

@@ -16,6 +16,13 @@ export const DEFAULT_MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 /** Connections to the upstream for requests (GET streams have their own). */
 export const DEFAULT_UPSTREAM_CONNECTIONS = 1024;
 
+const MERGED = Symbol('merged request headers');
+
+/** Request headers made by `UpstreamRpc.headers`, so that no request is sent without the credentials. */
+export interface RequestHeaders {
+  readonly [MERGED]: Readonly<Record<string, string>>;
+}
+
 /** The upstream's answer to a request of the shim's own in a client's session (`initialize`, `tools/list`). */
 export interface UpstreamAnswer {
   status: number;
@@ -94,19 +101,27 @@ export class UpstreamRpc {
    * resolves at the response; messages the upstream sends before it on an event stream go to
    * `onMessage`. Abort with `reader.abort(err)`.
    */
-  send(body: string, id: string | number, headers: Readonly<Record<string, string>>, onMessage?: (message: JsonRpcMessage) => void): AnswerReader {
+  send(body: string, id: string | number, headers: RequestHeaders, onMessage?: (message: JsonRpcMessage) => void): AnswerReader {
     const reader = new AnswerReader(id, this.maxAnswerBytes, onMessage);
     if (this.closed) {
       reader.abort(new UnavailableError('upstream (the client is closed)'));
       return reader;
     }
-    this.exchanges.dispatch({ path: this.path, method: 'POST', headers: { ...this.base, ...headers }, body }, reader);
+    this.exchanges.dispatch({ path: this.path, method: 'POST', headers: headers[MERGED], body }, reader);
     return reader;
   }
 
+  /**
+   * The headers of a request of the shim's own: the credentials and content negotiation, then its
+   * caller's wire headers (lower-case names). Merged once: a session sends the same ones every time.
+   */
+  headers(wire: Readonly<Record<string, string>>): RequestHeaders {
+    return { [MERGED]: { ...this.base, ...wire } };
+  }
+
   /** POSTs a notification or a response (no answer but its status); resolves with the status. */
-  async deliver(message: JsonRpcMessage, headers: Readonly<Record<string, string>>, signal?: AbortSignal): Promise<number> {
-    const answer = await this.exchanges.request({ path: this.path, method: 'POST', headers: { ...this.base, ...headers }, body: JSON.stringify(message), signal });
+  async deliver(message: JsonRpcMessage, headers: RequestHeaders, signal?: AbortSignal): Promise<number> {
+    const answer = await this.exchanges.request({ path: this.path, method: 'POST', headers: headers[MERGED], body: JSON.stringify(message), signal });
     await answer.body.dump();
     return answer.statusCode;
   }
@@ -119,7 +134,7 @@ export class UpstreamRpc {
     const id = message.id as string | number;
     const lower: Record<string, string> = {};
     for (const name in headers) lower[name.toLowerCase()] = headers[name]!;
-    const answer = await this.send(JSON.stringify(message), id, lower).answer;
+    const answer = await this.send(JSON.stringify(message), id, this.headers(lower)).answer;
     return { status: answer.status, sessionId: single(answer.headers['mcp-session-id']), response: answer.response };
   }
 

@@ -48,7 +48,7 @@ export class Sep2663UpstreamClient {
     const name = field === undefined ? undefined : params[field];
     if (typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name);
 
-    const reader = this.rpc.send(body, id, headers, onProgress ? (message) => progressOf(message, id, onProgress) : undefined);
+    const reader = this.rpc.send(body, id, this.rpc.headers(headers), onProgress ? (message) => progressOf(message, id, onProgress) : undefined);
     const timer = setTimeout(() => reader.abort(new UnavailableError(`upstream (no answer to ${method} within ${options.timeoutMs} ms)`)), options.timeoutMs);
     const signal = options.signal;
     const stop = (): void => reader.abort(Object.assign(new Error(`${method} aborted`), { name: 'AbortError' }));

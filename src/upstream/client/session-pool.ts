@@ -137,20 +137,25 @@ export class SessionPool {
   }
 
   /** Runs `fn` on the shared session, on a new one if the upstream forgot it; `operation` names it to `onUnreachable`. */
-  private async onShared<T>(operation: string | undefined, fn: (session: UpstreamSession) => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      const session = await this.sharedSession(operation);
+  private onShared<T>(operation: string | undefined, fn: (session: UpstreamSession) => Promise<T>): Promise<T> {
+    // The open session serves the call at once: no promise of the pool's own on a quick call's path.
+    const open = this.sharedOpen;
+    if (open && !this.closed) return fn(open).catch((err: unknown) => this.sharedFailed(operation, fn, open, err));
+    return this.sharedSession(operation).then((session) => fn(session).catch((err: unknown) => this.sharedFailed(operation, fn, session, err)));
+  }
+
+  /** A call on the shared session failed: sent once more on a new session if the upstream forgot this one. */
+  private async sharedFailed<T>(operation: string | undefined, fn: (session: UpstreamSession) => Promise<T>, session: UpstreamSession, err: unknown): Promise<T> {
+    if (err instanceof SessionGoneError) {
+      this.forgetShared(session);
       try {
-        return await fn(session);
-      } catch (err) {
-        if (err instanceof SessionGoneError && attempt === 0) {
-          this.forgetShared(session);
-          continue;
-        }
-        if (err instanceof UnavailableError) this.unreachable(operation, err);
-        throw err;
+        return await fn(await this.sharedSession(operation));
+      } catch (again) {
+        err = again;
       }
     }
+    if (err instanceof UnavailableError) this.unreachable(operation, err);
+    throw err;
   }
 
   private sharedSession(operation: string | undefined): Promise<UpstreamSession> {

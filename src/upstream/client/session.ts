@@ -3,7 +3,7 @@ import { ErrorCode, ShimError, UnavailableError, UpstreamRpcError } from '../../
 import type { InputRequest } from '../../core/task.js';
 import type { AnswerReader, JsonRpcMessage } from './answer-reader.js';
 import { resultOf, SessionGoneError, translateFailure } from './rpc-failure.js';
-import type { UpstreamRpc } from './rpc-client.js';
+import type { RequestHeaders, UpstreamRpc } from './rpc-client.js';
 
 /** The revision the shim's sessions ask for, and those it accepts an upstream to answer with. */
 export const SESSION_PROTOCOL_VERSION = '2025-11-25';
@@ -53,8 +53,8 @@ export class UpstreamSession {
   private readonly serving = new Map<string | number, AbortController>();
   private readonly progress = new Map<number, (message: string) => void>();
   private readonly inflight = new Set<AnswerReader>();
-  /** Wire headers of every request in this session. */
-  private readonly headers: Readonly<Record<string, string>>;
+  /** The headers of every request in this session. */
+  private readonly headers: RequestHeaders;
   private nextId = 1;
   private stopStream: (() => void) | undefined;
   private closed = false;
@@ -71,7 +71,7 @@ export class UpstreamSession {
   ) {
     const headers: Record<string, string> = { 'mcp-protocol-version': protocolVersion };
     if (sessionId) headers['mcp-session-id'] = sessionId;
-    this.headers = headers;
+    this.headers = rpc.headers(headers);
   }
 
   /** `initialize` and `notifications/initialized`; UpstreamRpcError if the upstream refuses, UnavailableError if it does not answer. */
@@ -82,7 +82,7 @@ export class UpstreamSession {
       method: 'initialize',
       params: { protocolVersion: SESSION_PROTOCOL_VERSION, capabilities: options.capabilities, clientInfo: options.clientInfo },
     });
-    const reader = rpc.send(body, 0, {});
+    const reader = rpc.send(body, 0, rpc.headers({}));
     const timer = setTimeout(() => reader.abort(new UnavailableError(`upstream (no answer to initialize within ${timeoutMs} ms)`)), timeoutMs);
     let result: Record<string, unknown>;
     let sessionId: string | undefined;

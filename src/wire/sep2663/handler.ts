@@ -186,7 +186,7 @@ export class Sep2663Handler implements WireAdapter {
       case 'task':
         return new TextAnswer(createTaskMembers(outcome.task), 'task');
       case 'result':
-        return outcome.result;
+        return plainResult(outcome.result);
     }
   }
 
@@ -251,7 +251,8 @@ export class Sep2663Handler implements WireAdapter {
 
   /** What `json(200, resultResponse(id, withServerInfo({ resultType, ...members })))` writes, as text. */
   private resultText(id: JsonRpcId, answer: TextAnswer): string {
-    return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"resultType":"${answer.resultType}",${answer.members},${this.serverInfoMember}}}`;
+    const members = answer.members === '' ? '' : `${answer.members},`;
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"resultType":"${answer.resultType}",${members}${this.serverInfoMember}}}`;
   }
 
   /** Adds serverInfo to the `_meta` of a result object the caller just built (so it is changed in place). */
@@ -281,6 +282,16 @@ class TextAnswer {
     readonly members: string,
     readonly resultType: 'complete' | 'task' = 'complete',
   ) {}
+}
+
+/**
+ * An upstream's plain result, serialised once into the answer's text (the quick call's path): the
+ * result's own members after `resultType`, then the shim's `_meta`. One that carries a `_meta` or a
+ * `resultType` of its own goes the object way, which merges them.
+ */
+function plainResult(result: Record<string, unknown>): Record<string, unknown> | TextAnswer {
+  if ('_meta' in result || 'resultType' in result) return result;
+  return new TextAnswer(JSON.stringify(result).slice(1, -1));
 }
 
 function declaresTasks(capabilities: Record<string, unknown>): boolean {

@@ -65,7 +65,8 @@ describe('the log', () => {
     [debug, warn, withArguments] = await Promise.all([
       startShimProcess({ upstreamUrl: upstream.url, args: ['--tokens', tokensFile, '--log-level', 'debug'] }),
       startShimProcess({ upstreamUrl: upstream.url, args: ['--tokens', tokensFile], env: { SHIM_LOG_LEVEL: 'warn' } }),
-      startShimProcess({ upstreamUrl: upstream.url, args: ['--tokens', tokensFile, '--log-arguments'] }),
+      // At debug, where a plain call that went well is written.
+      startShimProcess({ upstreamUrl: upstream.url, args: ['--tokens', tokensFile, '--log-arguments', '--log-level', 'debug'] }),
     ]);
   });
   afterAll(async () => {
@@ -95,7 +96,8 @@ describe('the log', () => {
     expect(polls.length).toBeGreaterThan(1);
     expect(polls.every((line) => line.level === 20 && line.principal === 'alice')).toBe(true);
     const greeted = requestLines(debug, { method: 'tools/call', tool: 'greet', outcome: 'ok' })[0];
-    expect(greeted).toMatchObject({ level: 30, wire: 'sep2663' });
+    // A plain call that went well is a debug line, on the new wire as for a forwarded one.
+    expect(greeted).toMatchObject({ level: 20, wire: 'sep2663' });
     expect(greeted?.taskId).toBeUndefined();
 
     expect(requestLines(debug, { method: 'initialize', wire: 'passthrough' })[0]).toMatchObject({
