@@ -28,7 +28,7 @@ export const cancelTask: Transform = {
         [id, options] = call.getArguments();
         receiver = exp.receiver;
       } else {
-        const raw = matchRawRequest(call);
+        const raw = matchRawRequest(call, ctx.mcp.methodValues);
         if (!raw || !CANCEL_METHODS.has(raw.method)) continue;
         id = taskIdParam(raw.params);
         options = raw.options;
@@ -44,10 +44,10 @@ export const cancelTask: Transform = {
       const cancel = `${tc}.cancelTask(${idText}${signal ? `, ${signal}` : ''})`;
       if (expectsFailure) ctx.marker(call, 'cancel-terminal');
       if (isResultUnused(call)) {
-        if (ctx.replaceNode(call, cancel)) ctx.rewrote();
+        if (ctx.replaceNode(call, cancel)) ctx.rewrote(call);
       } else if (isRepeatable(id)) {
         // The old answer was the task; SEP-2663 acks with nothing, so read the task afterwards.
-        if (ctx.replaceNode(call, `${cancel}.then(() => ${tc}.getTask(${idText}))`)) ctx.rewrote();
+        if (ctx.replaceNode(call, `${cancel}.then(() => ${tc}.getTask(${idText}))`)) ctx.rewrote(call);
       } else {
         ctx.marker(call, 'cancel-result');
       }

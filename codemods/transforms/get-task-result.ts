@@ -25,7 +25,7 @@ export const getTaskResult: Transform = {
         [id, , options] = call.getArguments();
         receiver = exp.receiver;
       } else {
-        const raw = matchRawRequest(call);
+        const raw = matchRawRequest(call, ctx.mcp.methodValues);
         if (!raw || raw.method !== 'tasks/result') continue;
         id = taskIdParam(raw.params);
         options = raw.options;
@@ -42,7 +42,7 @@ export const getTaskResult: Transform = {
       // TypeScript: keep the SDK's result type the old call had, so the code that reads it still checks.
       const waited = `${tc}.waitForTask(${id.getText()}${optionsArg ? `, ${optionsArg}` : ''})`;
       const text = ctx.isTypeScript && exp && !isResultUnused(call) ? `(${waited} as Promise<${sdkResultType(ctx, schema)}>)` : waited;
-      if (ctx.replaceNode(call, text)) ctx.rewrote();
+      if (ctx.replaceNode(call, text)) ctx.rewrote(call);
     }
   },
 };

@@ -22,7 +22,7 @@ export const listTasks: Transform = {
         if (isMcpReceiver(ctx, exp.receiver, { mcpOnly: true })) ctx.marker(call, 'tasks-list');
         continue;
       }
-      const raw = matchRawRequest(call);
+      const raw = matchRawRequest(call, ctx.mcp.methodValues);
       if (raw && LIST_METHODS.has(raw.method) && isMcpReceiver(ctx, raw.receiver, { mcpOnly: false })) ctx.marker(call, 'tasks-list');
     }
   },
