@@ -3,7 +3,7 @@ import { callsNamed } from '../raw.js';
 import { METHOD_TABLE } from '../../src/mapping/methods.js';
 import { isRepeatable, isResultUnused, matchExperimentalCall, matchRawRequest } from '../mcp-calls.js';
 import { signalArgument } from '../request-options.js';
-import { taskIdParam, tasksClientAt } from './shared.js';
+import { taskIdParam, tasksClientAt, RAW_REQUEST } from './shared.js';
 import type { Transform } from './types.js';
 
 const CANCEL_METHODS = new Set(METHOD_TABLE.filter((row) => row.sep2663 === 'tasks/cancel').map((row) => row.method));
@@ -14,7 +14,7 @@ const CALLS: ReadonlySet<string> = new Set(['cancelTask', 'request']);
 export const cancelTask: Transform = {
   name: 'cancel-task',
   description: 'client.experimental.tasks.cancelTask(id) and raw tasks/cancel → tasksClient.cancelTask(id) (+ getTask when the old answer, a task, is used)',
-  triggers: ['cancelTask', ...CANCEL_METHODS],
+  triggers: ['cancelTask', ...CANCEL_METHODS, RAW_REQUEST],
   phase: 1,
   run(ctx) {
     for (const call of callsNamed(ctx.sourceFile, CALLS)) {

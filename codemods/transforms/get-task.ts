@@ -5,7 +5,7 @@ import { callsNamed } from '../raw.js';
 import { isReference, resolveIdentifier } from '../scope.js';
 import { TaskValues } from '../task-values.js';
 import { signalArgument } from '../request-options.js';
-import { isMcpOnlyMethod, taskIdParam, tasksClientAt } from './shared.js';
+import { isMcpOnlyMethod, taskIdParam, tasksClientAt, RAW_REQUEST } from './shared.js';
 import type { Transform, TransformContext } from './types.js';
 
 /** Old methods that SEP-2663 replaces with tasks/get (tasks/status of the dialect, tasks/get of 2025-11-25). */
@@ -20,7 +20,7 @@ const CALLS: ReadonlySet<string> = new Set(['getTask', 'request']);
 export const getTask: Transform = {
   name: 'get-task',
   description: 'client.experimental.tasks.getTask(id), raw tasks/get and tasks/status requests → tasksClient.getTask(id)',
-  triggers: ['getTask', ...GET_METHODS],
+  triggers: ['getTask', ...GET_METHODS, RAW_REQUEST],
   phase: 1,
   run(ctx) {
     for (const call of callsNamed(ctx.sourceFile, CALLS)) {

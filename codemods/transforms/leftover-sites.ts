@@ -114,7 +114,10 @@ function isReferencedDefinition(lit: Node): boolean {
     if (decl && Node.isVariableDeclaration(decl)) name = decl.getName();
   }
   if (!name) return false;
-  return identifiersNamed(lit.getSourceFile(), name).length > 1;
+  // Read in this file: its uses are the sites. Read nowhere and not exported: dead (a rewrite took its last use).
+  const statement = node.getFirstAncestor((a) => Node.isVariableStatement(a) || Node.isEnumDeclaration(a));
+  const exported = statement !== undefined && (Node.isVariableStatement(statement) || Node.isEnumDeclaration(statement)) && statement.isExported();
+  return identifiersNamed(lit.getSourceFile(), name).length > 1 || !exported;
 }
 
 const SENDING = new Set(['request', 'notification', 'send', 'sendRequest', 'sendNotification', 'setNotificationHandler', 'setRequestHandler', 'requestStream']);
