@@ -1,5 +1,6 @@
 import type { MarkerCode } from './markers.js';
 import type { ReexportIndex } from './reexports.js';
+import type { SiteKind } from './site-kinds.js';
 import type { Transform } from './transforms/types.js';
 
 /** How one file is run: the transforms, what runs after them, and what they may assume. */
@@ -11,10 +12,12 @@ export interface FileRunOptions {
   reexports: ReexportIndex;
 }
 
+/** A site a transform rewrote or marked, at an offset of the text of `round`. */
 export interface PendingRow {
   round: number;
   offset: number;
   transform: string;
-  code: MarkerCode;
+  code: MarkerCode | 'rewritten';
+  kind: SiteKind;
   message: string;
 }

@@ -9,6 +9,7 @@ import { METHOD_TABLE } from '../src/mapping/methods.js';
 import type { McpResolver } from './mcp-imports.js';
 import { receiverKey } from './receiver-types.js';
 import { syntacticKind } from './receivers.js';
+import { constantString } from './method-values.js';
 import { resolveIdentifier } from './scope.js';
 
 /** An SDK Client as far as a call's receiver can be traced. */
@@ -71,12 +72,12 @@ export interface RawRequest {
   options: Node | undefined;
 }
 
-export function matchRawRequest(call: CallExpression): RawRequest | undefined {
+export function matchRawRequest(call: CallExpression, typed?: ReadonlyMap<string, string>): RawRequest | undefined {
   const callee = call.getExpression();
   if (!Node.isPropertyAccessExpression(callee) || callee.getName() !== 'request') return undefined;
   const [request, schema, options] = call.getArguments();
   if (!request || !Node.isObjectLiteralExpression(request)) return undefined;
-  const value = methodLiteral(propertyValue(request, 'method'));
+  const value = constantString(propertyValue(request, 'method'), typed);
   if (value === undefined || !LEGACY_METHODS.has(value)) return undefined;
   const paramsProp = request.getProperty('params');
   let params: Expression | undefined;
@@ -88,21 +89,6 @@ export function matchRawRequest(call: CallExpression): RawRequest | undefined {
   });
   if (extra) return undefined;
   return { call, receiver: callee.getExpression(), method: value, request, params, schema, options };
-}
-
-/**
- * The method a request names: a string literal, or a `const` initialised with one
- * (`const method: CallToolRequest['method'] = 'tools/call'`, `as const` allowed).
- */
-function methodLiteral(node: Node | undefined): string | undefined {
-  while (node && (Node.isAsExpression(node) || Node.isParenthesizedExpression(node))) node = node.getExpression();
-  if (!node) return undefined;
-  if (Node.isStringLiteral(node) || Node.isNoSubstitutionTemplateLiteral(node)) return node.getLiteralText();
-  if (!Node.isIdentifier(node)) return undefined;
-  const binding = resolveIdentifier(node);
-  if (binding?.kind !== 'variable' || binding.element || binding.decl.getVariableStatement()?.getDeclarationKind() !== 'const') return undefined;
-  const init = binding.decl.getInitializer();
-  return init && !Node.isIdentifier(init) ? methodLiteral(init) : undefined;
 }
 
 /** The value of a plain property of an object literal (`name: value` or shorthand `name`). */

@@ -21,6 +21,8 @@ export class McpResolver {
   private mcpImport: boolean | undefined;
   /** The type checker's kind per receiver text (type-aware runs only); absent entries fall back to the syntax. */
   receiverKinds: ReadonlyMap<string, ReceiverKind> | undefined;
+  /** The type checker's legacy method per expression text (type-aware runs only); see typed-methods.ts. */
+  methodValues: ReadonlyMap<string, string> | undefined;
 
   constructor(
     readonly sourceFile: SourceFile,

@@ -7,6 +7,7 @@ import { hasMarker, markerComment, MARKERS, type MarkerCode } from './markers.js
 import { McpResolver } from './mcp-imports.js';
 import { bindingNames } from './raw.js';
 import type { FileRunOptions, PendingRow } from './file-run-options.js';
+import { siteKind } from './site-kinds.js';
 import { detectStyle, indentationAt, lineStartOf, startsLine, type CodeStyle } from './text.js';
 import type { FileFacts, TransformContext } from './transforms/types.js';
 
@@ -33,10 +34,13 @@ export class PassContext implements TransformContext {
     private readonly round: number,
     private readonly pending: PendingRow[],
     private readonly rewrites: Record<string, number>,
+    /** Where each row recorded so far points in this round's text. */
+    private readonly rowOffsets: () => number[],
   ) {
     this.isTypeScript = /\.[cm]?tsx?$/.test(filePath);
     this.mcp = new McpResolver(sourceFile, filePath, options.reexports);
-    this.mcp.receiverKinds = facts.receiverKinds;
+    this.mcp.receiverKinds = facts.typed?.receivers;
+    this.mcp.methodValues = facts.typed?.methods;
     this.style = detectStyle(text);
     const hasImports = sourceFile.getImportDeclarations().length > 0;
     this.moduleKind = hasImports ? 'esm' : /\.c[jt]s$/.test(filePath) || /\brequire\s*\(/.test(text) ? 'cjs' : 'esm';
@@ -87,7 +91,8 @@ export class PassContext implements TransformContext {
   }
 
   marker(node: Node, code: MarkerCode): void {
-    this.pending.push({ round: this.round, offset: node.getStart(), transform: this.transform, code, message: MARKERS[code].instruction });
+    const row = { code, transform: this.transform };
+    this.pending.push({ round: this.round, offset: node.getStart(), ...row, kind: siteKind(row, node.getText()), message: MARKERS[code].instruction });
     if (this.options.noTodos) return;
     const anchor = markerAnchor(node);
     const key = `${anchor.getStart()}:${code}`;
@@ -104,8 +109,19 @@ export class PassContext implements TransformContext {
     }
   }
 
-  rewrote(): void {
+  rewrote(site: Node): void {
     this.rewrites[this.transform] = (this.rewrites[this.transform] ?? 0) + 1;
+    const row = { code: 'rewritten' as const, transform: this.transform };
+    this.pending.push({ round: this.round, offset: site.getStart(), ...row, kind: siteKind(row, site.getText()), message: `rewritten by ${this.transform}` });
+  }
+
+  isCovered(node: Node, ownCodes: ReadonlySet<MarkerCode>): boolean {
+    const anchor = markerAnchor(node);
+    const start = anchor.getFullStart();
+    const end = anchor.getEnd();
+    if (this.rowOffsets().some((offset) => offset >= start && offset < end)) return true;
+    const leading = this.text.slice(start, anchor.getStart());
+    return (Object.keys(MARKERS) as MarkerCode[]).some((code) => !ownCodes.has(code) && hasMarker(leading, code));
   }
 
   fresh(base: string, near?: Node, reserve = true): string {

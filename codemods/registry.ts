@@ -3,6 +3,8 @@ import { callToolTask } from './transforms/call-tool-task.js';
 import { cancelTask } from './transforms/cancel-task.js';
 import { dialectPollLoop } from './transforms/dialect-poll-loop.js';
 import { customTransport } from './transforms/custom-transport.js';
+import { clientTaskHost } from './transforms/client-task-host.js';
+import { leftoverSites } from './transforms/leftover-sites.js';
 import { elicitationHandler } from './transforms/elicitation-handler.js';
 import { errorChecks } from './transforms/error-checks.js';
 import { clientUsage, importCleanup } from './transforms/finishing.js';
@@ -30,6 +32,8 @@ export const TRANSFORMS: readonly Transform[] = [
   taskFields,
   taskStatuses,
   customTransport,
+  clientTaskHost,
+  leftoverSites,
 ];
 
 /** Run after the transforms on a file that changed; not selectable. */

@@ -1,13 +1,29 @@
-import type { FileErrorCode, MarkerCode } from './markers.js';
+import { isFileErrorCode, MARKERS, type FileErrorCode, type MarkerCode } from './markers.js';
+import type { SiteKind } from './site-kinds.js';
 
-/** One row of the JSON report: a marker left in the code, or a file that could not be processed. */
+/** What the codemod did at a site: rewrote it, marked it for a person, or skipped the whole file. */
+export type SiteAction = 'rewritten' | 'marked' | 'skipped';
+
+/** One row of the JSON report: a site rewritten, a marker left in the code, or a file that could not be processed. */
 export interface ReportRow {
   file: string;
   line: number;
   column: number;
   transform: string;
-  code: MarkerCode | FileErrorCode;
+  code: MarkerCode | FileErrorCode | 'rewritten';
+  /** What the site is (`file` for a file or tsconfig that could not be processed). */
+  kind: SiteKind | 'file';
+  action: SiteAction;
+  /** Why the site was not rewritten (marked, skipped), or what proved it (rewritten). */
+  reason: string;
   message: string;
+}
+
+/** A report row from what a file run recorded. */
+export function reportRow(file: string, row: { line: number; column: number; transform: string; code: ReportRow['code']; kind?: SiteKind; message: string }): ReportRow {
+  if (row.code === 'rewritten') return { file, ...row, kind: row.kind ?? 'experimental-call', action: 'rewritten', reason: `proven old-API code of an SDK client, rewritten by ${row.transform}` };
+  if (isFileErrorCode(row.code)) return { file, ...row, kind: 'file', action: 'skipped', reason: row.message };
+  return { file, ...row, kind: row.kind ?? 'method-reference', action: 'marked', reason: MARKERS[row.code].why };
 }
 
 export interface FileOutcome {
@@ -35,7 +51,18 @@ export interface RunSummary {
   symlinksSkipped: number;
   rewrites: Record<string, number>;
   markers: Record<string, number>;
+  /** Old-API sites per kind and action. */
+  sites: Record<string, Record<SiteAction, number>>;
+  /** Rows a person must act on: marked sites and skipped files. */
+  needPerson: number;
   elapsedMs: number;
+}
+
+/** Counts a row into the summary's per-kind and per-action figures. */
+export function countSite(summary: RunSummary, row: ReportRow): void {
+  const counts = (summary.sites[row.kind] ??= { rewritten: 0, marked: 0, skipped: 0 });
+  counts[row.action]++;
+  if (row.action !== 'rewritten') summary.needPerson++;
 }
 
 export interface CodemodReport {
@@ -54,6 +81,13 @@ export function summaryText(summary: RunSummary): string {
   if (rewrites.length > 0) lines.push(`  rewrites: ${rewrites.map(([t, n]) => `${t} ${n}`).join(', ')}`);
   const markers = Object.entries(summary.markers).filter(([, n]) => n > 0);
   if (markers.length > 0) lines.push(`  markers:  ${markers.map(([c, n]) => `${c} ${n}`).join(', ')} (grep MCP-TASKS-MIGRATE)`);
+  const total = (action: SiteAction): number => Object.values(summary.sites).reduce((n, c) => n + c[action], 0);
+  const kinds = Object.entries(summary.sites).sort(([a], [b]) => a.localeCompare(b));
+  if (kinds.length > 0) {
+    lines.push(`  sites:    ${total('rewritten')} rewritten, ${total('marked')} marked, ${total('skipped')} files skipped`);
+    for (const [kind, c] of kinds) lines.push(`    ${kind}: ${(['rewritten', 'marked', 'skipped'] as const).filter((a) => c[a] > 0).map((a) => `${c[a]} ${a}`).join(', ')}`);
+  }
+  lines.push(summary.needPerson === 0 ? '  nothing needs a person' : `  ${summary.needPerson} need${summary.needPerson === 1 ? 's' : ''} a person: see the report rows with action "marked" or "skipped" (grep -rn MCP-TASKS-MIGRATE)`);
   lines.push(`  prettier: ${summary.prettier}`);
   if (summary.symlinksSkipped > 0) lines.push(`  symlinks skipped (never followed): ${summary.symlinksSkipped}`);
   return `${lines.join('\n')}\n`;

@@ -7,13 +7,12 @@ import { discoverFiles } from './discover.js';
 import { gitState } from './git.js';
 import { describePrettier, runPrettier } from './prettier.js';
 import { ReexportIndex } from './reexports.js';
-import { isFileErrorCode } from './markers.js';
 import { FINISHING, selectTransforms } from './registry.js';
-import type { CodemodReport, FileOutcome, ReportRow, RunSummary } from './report.js';
+import { countSite, reportRow, type CodemodReport, type FileOutcome, type ReportRow, type RunSummary } from './report.js';
 import { runFile } from './session.js';
-import type { ReceiverKind } from './receiver-kind.js';
+import type { TypedFileFacts } from './receiver-kind.js';
 import type { Transform } from './transforms/types.js';
-import { TsConfigs, typedReceiverKinds, type TsConfig } from './type-project.js';
+import { TsConfigs, typedFacts, type TsConfig } from './type-project.js';
 
 export interface CodemodOptions {
   /** A directory or one file. */
@@ -94,6 +93,8 @@ export async function runCodemod(options: CodemodOptions): Promise<CodemodResult
     symlinksSkipped,
     rewrites: {},
     markers: {},
+    sites: {},
+    needPerson: 0,
     elapsedMs: 0,
   };
   const rows: ReportRow[] = [];
@@ -102,7 +103,10 @@ export async function runCodemod(options: CodemodOptions): Promise<CodemodResult
   const record = (outcome: FileOutcome): void => {
     rows.push(...outcome.rows);
     for (const [t, n] of Object.entries(outcome.rewrites)) summary.rewrites[t] = (summary.rewrites[t] ?? 0) + n;
-    for (const row of outcome.rows) if (!isFileErrorCode(row.code)) summary.markers[row.code] = (summary.markers[row.code] ?? 0) + 1;
+    for (const row of outcome.rows) {
+      countSite(summary, row);
+      if (row.action === 'marked') summary.markers[row.code] = (summary.markers[row.code] ?? 0) + 1;
+    }
     if (outcome.status === 'changed') {
       summary.filesChanged++;
       changedFiles.push(outcome.file);
@@ -112,7 +116,9 @@ export async function runCodemod(options: CodemodOptions): Promise<CodemodResult
 
   for (const link of symlinks) {
     const where = link.outside ? 'it points outside the tree' : 'symlinks are never followed';
-    rows.push({ file: rel(link.path), line: 1, column: 1, transform: '-', code: 'symlink-skipped', message: `symbolic link skipped (${where})` });
+    const row = reportRow(rel(link.path), { line: 1, column: 1, transform: '-', code: 'symlink-skipped', message: `symbolic link skipped (${where})` });
+    rows.push(row);
+    countSite(summary, row);
   }
 
   const tsconfigs = options.noTypes ? undefined : new TsConfigs();
@@ -125,7 +131,9 @@ export async function runCodemod(options: CodemodOptions): Promise<CodemodResult
     if (config.error !== undefined && !reportedConfigs.has(path)) {
       reportedConfigs.add(path);
       const message = `broken tsconfig (${config.error}); the files under it are analysed without types`;
-      rows.push({ file: relative(base, path) || basename(path), line: 1, column: 1, transform: '-', code: 'tsconfig-error', message });
+      const row = reportRow(relative(base, path) || basename(path), { line: 1, column: 1, transform: '-', code: 'tsconfig-error', message });
+      rows.push(row);
+      countSite(summary, row);
       err(`mcp-tasks-shim codemod: ${relative(base, path) || basename(path)}: ${message}\n`);
     }
     return config;
@@ -158,7 +166,7 @@ export async function runCodemod(options: CodemodOptions): Promise<CodemodResult
     if (bytes.length > MAX_FILE_BYTES) {
       const message = `${(bytes.length / 1024 / 1024).toFixed(1)} MB: over the 1 MB limit (generated or bundled code?); skipped`;
       err(`mcp-tasks-shim codemod: ${rel(file)}: ${message}\n`);
-      record({ file: rel(file), status: 'error', rewrites: {}, rows: [{ file: rel(file), line: 1, column: 1, transform: '-', code: 'too-large', message }] });
+      record({ file: rel(file), status: 'error', rewrites: {}, rows: [reportRow(rel(file), { line: 1, column: 1, transform: '-', code: 'too-large', message })] });
       continue;
     }
     let raw: string;
@@ -188,7 +196,7 @@ export async function runCodemod(options: CodemodOptions): Promise<CodemodResult
 }
 
 function errorOutcome(file: string, code: 'read-error' | 'write-error', message: string): FileOutcome {
-  return { file, status: 'error', rewrites: {}, rows: [{ file, line: 1, column: 1, transform: '-', code, message }] };
+  return { file, status: 'error', rewrites: {}, rows: [reportRow(file, { line: 1, column: 1, transform: '-', code, message })] };
 }
 
 function processChunk(
@@ -201,10 +209,10 @@ function processChunk(
   err: (t: string) => void,
   done: (outcome: FileOutcome, parsed: boolean, typed: boolean) => void,
 ): void {
-  let typed: Map<string, Map<string, ReceiverKind>> | undefined;
+  let typed: Map<string, TypedFileFacts> | undefined;
   if (compilerOptions) {
     try {
-      typed = typedReceiverKinds(chunk, compilerOptions);
+      typed = typedFacts(chunk, compilerOptions);
     } catch (e) {
       err(`mcp-tasks-shim codemod: the type checker failed on ${chunk.length} file(s) (${(e as Error).message}); they are analysed without types\n`);
     }
@@ -220,7 +228,7 @@ function processChunk(
     const kinds = typed?.get(path);
     const result = runFile(project, path, raw, { transforms, finishing: FINISHING, noTodos: options.noTodos ?? false, reexports: options.reexports }, kinds);
     const isTyped = kinds !== undefined;
-    const rows: ReportRow[] = result.rows.map((r) => ({ file, ...r }));
+    const rows: ReportRow[] = result.rows.map((r) => reportRow(file, r));
     for (const row of rows) if (row.code === 'parse-error' || row.code === 'transform-error') err(`mcp-tasks-shim codemod: ${file}:${row.line}:${row.column}: ${row.message}\n`);
     if (result.failed) {
       done({ file, status: 'error', rewrites: {}, rows }, result.parsed, isTyped);
@@ -237,7 +245,7 @@ function processChunk(
         writeAtomically(path, result.output);
         out(`rewrote ${file}\n`);
       } catch (e) {
-        const row: ReportRow = { file, line: 1, column: 1, transform: '-', code: 'write-error', message: `cannot write: ${(e as Error).message}` };
+        const row = reportRow(file, { line: 1, column: 1, transform: '-', code: 'write-error', message: `cannot write: ${(e as Error).message}` });
         err(`mcp-tasks-shim codemod: ${file}: ${row.message}\n`);
         done({ file, status: 'error', rewrites: {}, rows: [...rows, row] }, true, isTyped);
         continue;

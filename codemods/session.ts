@@ -2,11 +2,12 @@ import { ts, type Project, type SourceFile } from 'ts-morph';
 import { applyEdits, mapOffset, sortEdits, type Edit } from './edits.js';
 import { importReferenceCounts } from './import-planner.js';
 import type { MarkerCode } from './markers.js';
+import type { SiteKind } from './site-kinds.js';
 import { matchRawRequest, resolveClient } from './mcp-calls.js';
 import { McpResolver } from './mcp-imports.js';
 import { PassContext } from './pass-context.js';
 import { callsNamed } from './raw.js';
-import type { ReceiverKind } from './receiver-kind.js';
+import type { TypedFileFacts } from './receiver-kind.js';
 import { scriptKindOf, type ReexportIndex } from './reexports.js';
 import type { FileRunOptions, PendingRow } from './file-run-options.js';
 import { closeEnvelope, lineColumn, openEnvelope } from './text.js';
@@ -19,7 +20,9 @@ export interface FileRow {
   line: number;
   column: number;
   transform: string;
-  code: MarkerCode | 'parse-error' | 'transform-error';
+  code: MarkerCode | 'rewritten' | 'parse-error' | 'transform-error';
+  /** The kind of old-API site (rewritten and marked rows). */
+  kind?: SiteKind;
   message: string;
 }
 
@@ -40,7 +43,7 @@ export function syntaxErrors(sf: SourceFile): ts.DiagnosticWithLocation[] {
  * Runs the transforms on one file's text, all in memory. Either every transform succeeds and the
  * result is the new text, or the file is left as it was and one error row says why.
  */
-export function runFile(project: Project, path: string, raw: string, options: FileRunOptions, receiverKinds?: ReadonlyMap<string, ReceiverKind>): FileResult {
+export function runFile(project: Project, path: string, raw: string, options: FileRunOptions, typed?: TypedFileFacts): FileResult {
   const envelope = openEnvelope(raw);
   let text = envelope.text;
   let sf = project.createSourceFile(path, text, { overwrite: true, scriptKind: scriptKindOf(path) });
@@ -55,7 +58,11 @@ export function runFile(project: Project, path: string, raw: string, options: Fi
       const where = lineColumn(text, first.start ?? 0);
       return { output: raw, parsed: false, failed: true, rewrites, rows: [{ ...where, transform: 'parser', code: 'parse-error', message: `does not parse (${ts.flattenDiagnosticMessageText(first.messageText, ' ').replace(/\.$/, '')}); skipped` }] };
     }
-    const facts = computeFacts(sf, path, options.reexports, receiverKinds);
+    const facts = computeFacts(sf, path, options.reexports, typed);
+    const currentOffset = (offset: number, round: number): number => {
+      for (let r = round; r < rounds.length; r++) offset = mapOffset(offset, rounds[r]!);
+      return offset;
+    };
     const reparse = (next: string): void => {
       project.removeSourceFile(sf);
       text = next;
@@ -66,7 +73,7 @@ export function runFile(project: Project, path: string, raw: string, options: Fi
         const active = phase.filter((t) => t.triggers.some((trigger) => text.includes(trigger)));
         if (active.length === 0) return;
         if (round >= MAX_ROUNDS) throw new Error(`${active.map((t) => t.name).join(', ')} did not settle after ${MAX_ROUNDS} rounds`);
-        const ctx = new PassContext(sf, text, path, options, facts, rounds.length, pending, rewrites);
+        const ctx = new PassContext(sf, text, path, options, facts, rounds.length, pending, rewrites, () => pending.map((row) => currentOffset(row.offset, row.round)));
         for (const transform of active) {
           current = transform.name;
           ctx.transform = transform.name;
@@ -93,11 +100,9 @@ export function runFile(project: Project, path: string, raw: string, options: Fi
     }
     const rows = new Map<string, FileRow>();
     for (const row of pending) {
-      let offset = row.offset;
-      for (let r = row.round; r < rounds.length; r++) offset = mapOffset(offset, rounds[r]!);
-      const where = lineColumn(text, offset);
+      const where = lineColumn(text, currentOffset(row.offset, row.round));
       const key = `${where.line}:${where.column}:${row.code}:${row.transform}`;
-      if (!rows.has(key)) rows.set(key, { ...where, transform: row.transform, code: row.code, message: row.message });
+      if (!rows.has(key)) rows.set(key, { ...where, transform: row.transform, code: row.code, kind: row.kind, message: row.message });
     }
     const sorted = [...rows.values()].sort((a, b) => a.line - b.line || a.column - b.column);
     return { output: text === envelope.text ? raw : closeEnvelope(envelope, text), parsed: true, failed: false, rewrites, rows: sorted };
@@ -122,17 +127,18 @@ function phases(transforms: readonly Transform[]): Transform[][] {
   return [...byPhase.entries()].sort(([a], [b]) => a - b).map(([, group]) => group);
 }
 
-function computeFacts(sf: SourceFile, path: string, reexports: ReexportIndex, receiverKinds: ReadonlyMap<string, ReceiverKind> | undefined): FileFacts {
+function computeFacts(sf: SourceFile, path: string, reexports: ReexportIndex, typed: TypedFileFacts | undefined): FileFacts {
   const mcp = new McpResolver(sf, path, reexports);
-  mcp.receiverKinds = receiverKinds;
+  mcp.receiverKinds = typed?.receivers;
+  mcp.methodValues = typed?.methods;
   const hasMcpImport = mcp.hasMcpImport();
   let usesDialect = false;
   if (hasMcpImport && /tasks\/(create|status)/.test(sf.getFullText())) {
     usesDialect = callsNamed(sf, new Set(['request'])).some((call) => {
-      const raw = matchRawRequest(call);
+      const raw = matchRawRequest(call, mcp.methodValues);
       return raw !== undefined && (raw.method === 'tasks/create' || raw.method === 'tasks/status') && resolveClient(raw.receiver, mcp).kind !== 'unknown';
     });
   }
-  return { hasMcpImport, usesDialect, importRefsBefore: importReferenceCounts(sf, mcp), receiverKinds };
+  return { hasMcpImport, usesDialect, importRefsBefore: importReferenceCounts(sf, mcp), typed };
 }
 

@@ -24,10 +24,11 @@ export class TaskValues {
 
   constructor(private readonly mcp: McpResolver) {}
 
-  /** `expr` is a variable holding a TasksClient. */
+  /** `expr` is a variable holding a TasksClient, or `tasksClientFor(<client>)`. */
   isTasksClient(expr: Node | undefined): boolean {
     if (!expr) return false;
     const node = unwrap(expr);
+    if (Node.isCallExpression(node)) return this.mcp.isHelperExport(node.getExpression(), 'tasksClientFor');
     if (!Node.isIdentifier(node)) return false;
     const binding = resolveIdentifier(node);
     if (binding?.kind !== 'variable' || binding.element) return false;

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { dirname, join, parse } from 'node:path';
 import { Project, ts } from 'ts-morph';
 import { classifyReceivers } from './receiver-types.js';
-import type { ReceiverKind } from './receiver-kind.js';
+import type { TypedFileFacts } from './receiver-kind.js';
+import { typedMethodValues } from './typed-methods.js';
 import { syntaxErrors } from './session.js';
 
 /** A tsconfig.json as the codemod uses it: compiler options, or why they could not be read. */
@@ -52,20 +53,21 @@ function readTsConfig(path: string): TsConfig {
 }
 
 /**
- * The type checker's receiver kinds for each file of one chunk: one program per chunk over the
- * files and what they import (the SDK's declarations), so memory stays flat whatever the repo size.
+ * The type checker's receiver kinds and method values for each file of one chunk: one program per
+ * chunk over the files and what they import (the SDK's declarations), so memory stays flat
+ * whatever the repo size.
  */
-export function typedReceiverKinds(files: ReadonlyArray<{ path: string; raw: string }>, options: ts.CompilerOptions): Map<string, Map<string, ReceiverKind>> {
+export function typedFacts(files: ReadonlyArray<{ path: string; raw: string }>, options: ts.CompilerOptions): Map<string, TypedFileFacts> {
   const project = new Project({
     compilerOptions: { ...options, noEmit: true, allowJs: true, checkJs: false, skipLibCheck: true, types: [], declaration: false, composite: false, incremental: false },
     skipAddingFilesFromTsConfig: true,
   });
-  const byFile = new Map<string, Map<string, ReceiverKind>>();
+  const byFile = new Map<string, TypedFileFacts>();
   const sources = files.map(({ path, raw }) => project.createSourceFile(path, raw, { overwrite: true }));
   const checker = project.getTypeChecker();
   for (const sf of sources) {
     if (syntaxErrors(sf).length > 0) continue;
-    byFile.set(sf.getFilePath(), classifyReceivers(sf, checker));
+    byFile.set(sf.getFilePath(), { receivers: classifyReceivers(sf, checker), methods: typedMethodValues(sf, checker) });
   }
   return byFile;
 }

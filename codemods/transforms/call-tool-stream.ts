@@ -54,7 +54,7 @@ export const callToolStream: Transform = {
       if (!ctx.replaceNode(site.loop, text)) continue;
       // The generator is lazy: left behind by a conflict, its declaration would send nothing.
       if (site.streamStatement) ctx.removeStatement(site.streamStatement);
-      ctx.rewrote();
+      ctx.rewrote(call);
     }
   },
 };

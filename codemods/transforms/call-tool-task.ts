@@ -42,7 +42,7 @@ export const callToolTask: Transform = {
       // TypeScript: the old call answered the SDK's result type; keep it for the code that reads it.
       const text = ctx.isTypeScript && !isResultUnused(call) ? `(${called} as Promise<${sdkResultType(ctx, schema)}>)` : called;
       if (!ctx.replaceNode(call, text)) continue;
-      ctx.rewrote();
+      ctx.rewrote(call);
     }
   },
 };

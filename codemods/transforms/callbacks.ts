@@ -26,9 +26,19 @@ export function caughtErrorRef(ctx: TransformContext, errorName: string, use: No
   if (!ctx.isTypeScript) return errorName;
   const parent = use.getParent();
   const prop = parent && Node.isPropertyAccessExpression(parent) && parent.getExpression() === use ? parent.getName() : undefined;
-  if (prop === undefined) return errorName;
+  // The old value was the SDK's McpError: the caught one is `unknown`, which fits nowhere it went.
+  if (prop === undefined) return isPassedOn(use) ? `(${errorName} as ${ctx.importSdkType('McpError', '@modelcontextprotocol/sdk/types.js')})` : errorName;
   if (prop === 'message' || prop === 'name' || prop === 'stack') return `(${errorName} as Error)`;
   return `(${errorName} as Error & { code?: number; data?: unknown })`;
+}
+
+/** The error is stored, returned, passed or assigned (not thrown, not compared). */
+function isPassedOn(use: Node): boolean {
+  const parent = use.getParent();
+  if (!parent) return false;
+  if (Node.isThrowStatement(parent)) return false;
+  if (Node.isBinaryExpression(parent) && parent.getOperatorToken().getKind() !== SyntaxKind.EqualsToken) return false;
+  return true;
 }
 
 /** Property reads `<id>.<prop>` of the variable `id` resolves to, in `statements`. */

@@ -3,7 +3,7 @@ import { callsNamed } from '../raw.js';
 import { METHOD_TABLE } from '../../src/mapping/methods.js';
 import { isRepeatable, isResultUnused, matchExperimentalCall, matchRawRequest } from '../mcp-calls.js';
 import { signalArgument } from '../request-options.js';
-import { taskIdParam, tasksClientAt } from './shared.js';
+import { taskIdParam, tasksClientAt, RAW_REQUEST } from './shared.js';
 import type { Transform } from './types.js';
 
 const CANCEL_METHODS = new Set(METHOD_TABLE.filter((row) => row.sep2663 === 'tasks/cancel').map((row) => row.method));
@@ -14,7 +14,7 @@ const CALLS: ReadonlySet<string> = new Set(['cancelTask', 'request']);
 export const cancelTask: Transform = {
   name: 'cancel-task',
   description: 'client.experimental.tasks.cancelTask(id) and raw tasks/cancel → tasksClient.cancelTask(id) (+ getTask when the old answer, a task, is used)',
-  triggers: ['cancelTask', ...CANCEL_METHODS],
+  triggers: ['cancelTask', ...CANCEL_METHODS, RAW_REQUEST],
   phase: 1,
   run(ctx) {
     for (const call of callsNamed(ctx.sourceFile, CALLS)) {
@@ -28,7 +28,7 @@ export const cancelTask: Transform = {
         [id, options] = call.getArguments();
         receiver = exp.receiver;
       } else {
-        const raw = matchRawRequest(call);
+        const raw = matchRawRequest(call, ctx.mcp.methodValues);
         if (!raw || !CANCEL_METHODS.has(raw.method)) continue;
         id = taskIdParam(raw.params);
         options = raw.options;
@@ -44,10 +44,10 @@ export const cancelTask: Transform = {
       const cancel = `${tc}.cancelTask(${idText}${signal ? `, ${signal}` : ''})`;
       if (expectsFailure) ctx.marker(call, 'cancel-terminal');
       if (isResultUnused(call)) {
-        if (ctx.replaceNode(call, cancel)) ctx.rewrote();
+        if (ctx.replaceNode(call, cancel)) ctx.rewrote(call);
       } else if (isRepeatable(id)) {
         // The old answer was the task; SEP-2663 acks with nothing, so read the task afterwards.
-        if (ctx.replaceNode(call, `${cancel}.then(() => ${tc}.getTask(${idText}))`)) ctx.rewrote();
+        if (ctx.replaceNode(call, `${cancel}.then(() => ${tc}.getTask(${idText}))`)) ctx.rewrote(call);
       } else {
         ctx.marker(call, 'cancel-result');
       }

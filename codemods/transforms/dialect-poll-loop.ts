@@ -20,14 +20,14 @@ export const dialectPollLoop: Transform = {
   phase: 1,
   run(ctx) {
     for (const call of callsNamed(ctx.sourceFile, CALLS)) {
-      const raw = matchRawRequest(call);
+      const raw = matchRawRequest(call, ctx.mcp.methodValues);
       if (raw?.method !== 'tasks/create') continue;
       const client = resolveClient(raw.receiver, ctx.mcp);
       if (client.kind !== 'constructed') {
         if (client.kind === 'proven' || (client.kind === 'unknown' && ctx.facts.hasMcpImport)) ctx.marker(call, 'dialect-create');
         continue;
       }
-      const flow = readFlow(call, client.decl);
+      const flow = readFlow(call, client.decl, ctx.mcp.methodValues);
       if (!flow) {
         ctx.marker(call, 'dialect-create');
         continue;
@@ -38,7 +38,7 @@ export const dialectPollLoop: Transform = {
         ctx.marker(call, 'unresolved-client');
         continue;
       }
-      if (ctx.edit(flow.first.getStart(), flow.last.getEnd(), render(ctx, flow, tc))) ctx.rewrote();
+      if (ctx.edit(flow.first.getStart(), flow.last.getEnd(), render(ctx, flow, tc))) ctx.rewrote(call);
     }
   },
 };
@@ -61,7 +61,7 @@ interface Flow {
   error: Node[] | undefined;
 }
 
-function readFlow(call: CallExpression, clientDecl: VariableDeclaration): Flow | undefined {
+function readFlow(call: CallExpression, clientDecl: VariableDeclaration, typed: ReadonlyMap<string, string> | undefined): Flow | undefined {
   // const created = await client.request({ method: 'tasks/create', params: { name, arguments, ttl } }, Schema)
   const awaited = call.getParent();
   if (!awaited || !Node.isAwaitExpression(awaited)) return undefined;
@@ -72,7 +72,7 @@ function readFlow(call: CallExpression, clientDecl: VariableDeclaration): Flow |
   if (!createStatement || !Node.isVariableStatement(createStatement) || createStatement.getDeclarations().length !== 1) return undefined;
   const block = createStatement.getParent();
   if (!block || !(Node.isBlock(block) || Node.isSourceFile(block))) return undefined;
-  const raw = matchRawRequest(call)!;
+  const raw = matchRawRequest(call, typed)!;
   if (!raw.params || !Node.isObjectLiteralExpression(raw.params)) return undefined;
   const names = plainPropertyNames(raw.params);
   if (!names || names.some((n) => n !== 'name' && n !== 'arguments' && n !== 'ttl')) return undefined;
@@ -131,7 +131,7 @@ function readFlow(call: CallExpression, clientDecl: VariableDeclaration): Flow |
     if (!stop || !sameSet(stop, TERMINAL_DIALECT)) return undefined;
     body = body.filter((st) => st !== exits[0]);
   }
-  const polls = body.filter((st) => isPoll(st, isTask, isCreated, clientDecl));
+  const polls = body.filter((st) => isPoll(st, isTask, isCreated, clientDecl, typed));
   if (polls.length !== 1) return undefined;
   const observers = body.filter((st) => st !== polls[0] && !isSleep(st));
   if (escapesCallback(observers) || assigns(observers, isTask) || assigns(observers, isCreated)) return undefined;
@@ -157,7 +157,7 @@ function isBreak(node: Node): boolean {
 }
 
 /** `task = await client.request({ method: 'tasks/status', params: { taskId: created.taskId } }, Schema)` on the same client. */
-function isPoll(st: Node, isTask: (n: Node) => boolean, isCreated: (n: Node) => boolean, clientDecl: VariableDeclaration): boolean {
+function isPoll(st: Node, isTask: (n: Node) => boolean, isCreated: (n: Node) => boolean, clientDecl: VariableDeclaration, typed: ReadonlyMap<string, string> | undefined): boolean {
   if (!Node.isExpressionStatement(st)) return false;
   const expr = st.getExpression();
   if (!Node.isBinaryExpression(expr) || expr.getOperatorToken().getKind() !== SyntaxKind.EqualsToken || !isTask(expr.getLeft())) return false;
@@ -165,7 +165,7 @@ function isPoll(st: Node, isTask: (n: Node) => boolean, isCreated: (n: Node) => 
   if (!Node.isAwaitExpression(right)) return false;
   const call = unwrapExpression(right.getExpression());
   if (!Node.isCallExpression(call)) return false;
-  const raw = matchRawRequest(call);
+  const raw = matchRawRequest(call, typed);
   if (!raw || raw.method !== 'tasks/status' || raw.options) return false;
   const receiver = raw.receiver;
   if (!Node.isIdentifier(receiver)) return false;

@@ -102,7 +102,7 @@ export const elicitationHandler: Transform = {
       if (sampling?.hoist && !ctx.isFree(sampling.hoist.start, sampling.hoist.end)) continue;
       if (!addProperty(ctx, options, `onInputRequest: ${value}`, propIndent) || !ctx.removeStatement(statement)) continue;
       if (sampling?.hoist) ctx.edit(sampling.hoist.start, sampling.hoist.end, sampling.hoist.text);
-      ctx.rewrote();
+      ctx.rewrote(statement);
     }
   },
 };
@@ -132,7 +132,7 @@ function moveToHelperOf(ctx: TransformContext, call: Node, receiver: Node, handl
   ctx.importFromHelper(['setTaskInputHandler']);
   if (!ctx.replaceNode(statement, `setTaskInputHandler(${receiverText}, ${value})${semi(ctx.style)}`)) return;
   ctx.marker(statement, 'elicitation-moved');
-  ctx.rewrote();
+  ctx.rewrote(statement);
 }
 
 const HELPER_CALLS: ReadonlySet<string> = new Set(['tasksClientFor']);

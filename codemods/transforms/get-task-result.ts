@@ -1,7 +1,7 @@
 import { callsNamed } from '../raw.js';
 import { isResultUnused, matchExperimentalCall, matchRawRequest } from '../mcp-calls.js';
 import { sdkResultType } from './callbacks.js';
-import { isMcpOnlyMethod, taskIdParam, tasksClientAt } from './shared.js';
+import { isMcpOnlyMethod, taskIdParam, tasksClientAt, RAW_REQUEST } from './shared.js';
 import { mapRequestOptions, optionProperties, optionsArgument } from '../request-options.js';
 import type { Transform } from './types.js';
 
@@ -11,7 +11,7 @@ const CALLS: ReadonlySet<string> = new Set(['getTaskResult', 'request']);
 export const getTaskResult: Transform = {
   name: 'get-task-result',
   description: 'client.experimental.tasks.getTaskResult(id, schema) and raw tasks/result → tasksClient.waitForTask(id) (drives the task, answers input, returns the result)',
-  triggers: ['getTaskResult', 'tasks/result'],
+  triggers: ['getTaskResult', 'tasks/result', RAW_REQUEST],
   phase: 1,
   run(ctx) {
     for (const call of callsNamed(ctx.sourceFile, CALLS)) {
@@ -25,7 +25,7 @@ export const getTaskResult: Transform = {
         [id, , options] = call.getArguments();
         receiver = exp.receiver;
       } else {
-        const raw = matchRawRequest(call);
+        const raw = matchRawRequest(call, ctx.mcp.methodValues);
         if (!raw || raw.method !== 'tasks/result') continue;
         id = taskIdParam(raw.params);
         options = raw.options;
@@ -42,7 +42,7 @@ export const getTaskResult: Transform = {
       // TypeScript: keep the SDK's result type the old call had, so the code that reads it still checks.
       const waited = `${tc}.waitForTask(${id.getText()}${optionsArg ? `, ${optionsArg}` : ''})`;
       const text = ctx.isTypeScript && exp && !isResultUnused(call) ? `(${waited} as Promise<${sdkResultType(ctx, schema)}>)` : waited;
-      if (ctx.replaceNode(call, text)) ctx.rewrote();
+      if (ctx.replaceNode(call, text)) ctx.rewrote(call);
     }
   },
 };

@@ -5,7 +5,7 @@ import { callsNamed } from '../raw.js';
 import { isReference, resolveIdentifier } from '../scope.js';
 import { TaskValues } from '../task-values.js';
 import { signalArgument } from '../request-options.js';
-import { isMcpOnlyMethod, taskIdParam, tasksClientAt } from './shared.js';
+import { isMcpOnlyMethod, taskIdParam, tasksClientAt, RAW_REQUEST } from './shared.js';
 import type { Transform, TransformContext } from './types.js';
 
 /** Old methods that SEP-2663 replaces with tasks/get (tasks/status of the dialect, tasks/get of 2025-11-25). */
@@ -20,7 +20,7 @@ const CALLS: ReadonlySet<string> = new Set(['getTask', 'request']);
 export const getTask: Transform = {
   name: 'get-task',
   description: 'client.experimental.tasks.getTask(id), raw tasks/get and tasks/status requests → tasksClient.getTask(id)',
-  triggers: ['getTask', ...GET_METHODS],
+  triggers: ['getTask', ...GET_METHODS, RAW_REQUEST],
   phase: 1,
   run(ctx) {
     for (const call of callsNamed(ctx.sourceFile, CALLS)) {
@@ -30,10 +30,10 @@ export const getTask: Transform = {
         if (!id || !ctx.isFree(call.getStart(), call.getEnd())) continue;
         const tc = tasksClientAt(ctx, exp.receiver, call, { mcpOnly: true });
         if (!tc) continue;
-        if (ctx.replaceNode(call, getTaskCall(ctx, tc, id, options, call, SDK_TASK_METHOD))) ctx.rewrote();
+        if (ctx.replaceNode(call, getTaskCall(ctx, tc, id, options, call, SDK_TASK_METHOD))) ctx.rewrote(call);
         continue;
       }
-      const raw = matchRawRequest(call);
+      const raw = matchRawRequest(call, ctx.mcp.methodValues);
       if (!raw || !GET_METHODS.has(raw.method)) continue;
       rewriteRaw(ctx, raw);
     }
@@ -47,7 +47,7 @@ function rewriteRaw(ctx: TransformContext, raw: RawRequest): void {
   const mcpOnly = isMcpOnlyMethod(raw.method);
   const tc = tasksClientAt(ctx, raw.receiver, raw.call, { mcpOnly });
   if (!tc) return;
-  if (ctx.replaceNode(raw.call, getTaskCall(ctx, tc, id, raw.options, raw.call, raw.method))) ctx.rewrote();
+  if (ctx.replaceNode(raw.call, getTaskCall(ctx, tc, id, raw.options, raw.call, raw.method))) ctx.rewrote(raw.call);
 }
 
 /**
@@ -103,13 +103,13 @@ function feedsOldTask(ctx: TransformContext, call: Node): boolean {
   const binding = resolveIdentifier(target);
   if (binding?.kind !== 'variable' || binding.element) return true;
   const init = binding.decl.getInitializer();
-  return init !== undefined && !new TaskValues(ctx.mcp).isTask(init) && !isStatusRequest(init);
+  return init !== undefined && !new TaskValues(ctx.mcp).isTask(init) && !isStatusRequest(init, ctx.mcp.methodValues);
 }
 
-function isStatusRequest(init: Node): boolean {
+function isStatusRequest(init: Node, typed: ReadonlyMap<string, string> | undefined): boolean {
   let node = unwrapExpression(init);
   if (Node.isAwaitExpression(node)) node = unwrapExpression(node.getExpression());
   if (!Node.isCallExpression(node)) return false;
-  const raw = matchRawRequest(node);
+  const raw = matchRawRequest(node, typed);
   return raw !== undefined && GET_METHODS.has(raw.method);
 }

@@ -1,7 +1,7 @@
 import { callsNamed } from '../raw.js';
 import { METHOD_TABLE } from '../../src/mapping/methods.js';
 import { matchExperimentalCall, matchRawRequest } from '../mcp-calls.js';
-import { isMcpReceiver } from './shared.js';
+import { isMcpReceiver, RAW_REQUEST } from './shared.js';
 import type { Transform } from './types.js';
 
 /** Methods with no SEP-2663 replacement that are about listing. */
@@ -13,7 +13,7 @@ const CALLS: ReadonlySet<string> = new Set(['listTasks', 'request']);
 export const listTasks: Transform = {
   name: 'list-tasks',
   description: 'client.experimental.tasks.listTasks() and raw tasks/list: no SEP-2663 equivalent, marked (keep your own task ids)',
-  triggers: ['listTasks', ...LIST_METHODS],
+  triggers: ['listTasks', ...LIST_METHODS, RAW_REQUEST],
   phase: 1,
   run(ctx) {
     for (const call of callsNamed(ctx.sourceFile, CALLS)) {
@@ -22,7 +22,7 @@ export const listTasks: Transform = {
         if (isMcpReceiver(ctx, exp.receiver, { mcpOnly: true })) ctx.marker(call, 'tasks-list');
         continue;
       }
-      const raw = matchRawRequest(call);
+      const raw = matchRawRequest(call, ctx.mcp.methodValues);
       if (raw && LIST_METHODS.has(raw.method) && isMcpReceiver(ctx, raw.receiver, { mcpOnly: false })) ctx.marker(call, 'tasks-list');
     }
   },

@@ -5,6 +5,9 @@ import { plainPropertyNames, propertyValue, resolveClient } from '../mcp-calls.j
 import { looksLikeServer } from '../receivers.js';
 import type { TransformContext } from './types.js';
 
+/** A trigger for transforms of raw requests: the method may be a constant the text does not spell. */
+export const RAW_REQUEST = '.request(';
+
 /** Methods whose names only MCP task clients use, so an untraceable receiver still deserves a marker. */
 const MCP_ONLY_METHODS = new Set(['tasks/create', 'tasks/status', 'tasks/result']);
 

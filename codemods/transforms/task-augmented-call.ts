@@ -18,7 +18,7 @@ export const taskAugmentedCall: Transform = {
   phase: 1,
   run(ctx) {
     for (const call of callsNamed(ctx.sourceFile, CALLS)) {
-      const raw = matchRawRequest(call);
+      const raw = matchRawRequest(call, ctx.mcp.methodValues);
       if (raw?.method !== 'tools/call' || !raw.params || !Node.isObjectLiteralExpression(raw.params) || !raw.params.getProperty('task')) continue;
       const client = resolveClient(raw.receiver, ctx.mcp);
       if (client.kind === 'server' || (client.kind === 'unknown' && !ctx.facts.hasMcpImport)) continue;
@@ -48,7 +48,7 @@ export const taskAugmentedCall: Transform = {
       // `await client.request(…);` for its side effect: the task (or the plain answer) is started the same way.
       if (isResultUnused(call)) {
         const tc = tasksClientAt(ctx, raw.receiver, call, { mcpOnly: false });
-        if (tc && ctx.replaceNode(call, startTool(tc, call))) ctx.rewrote();
+        if (tc && ctx.replaceNode(call, startTool(tc, call))) ctx.rewrote(call);
         continue;
       }
       // const created = await client.request(…); read only as created.task.*
@@ -79,7 +79,7 @@ export const taskAugmentedCall: Transform = {
       const label = Node.isStringLiteral(name) ? quoted(ctx.style, `${name.getLiteralText()}: the server answered without a task`) : quoted(ctx.style, 'tools/call: the server answered without a task');
       const text = `${keyword} ${v} = await ${startTool(tc, statement)}${semi(ctx.style)}\n${indent}if (${v}.kind !== 'task') throw new Error(${label})${semi(ctx.style)}`;
       ctx.marker(statement, 'plain-result');
-      if (ctx.replaceNode(statement, text)) ctx.rewrote();
+      if (ctx.replaceNode(statement, text)) ctx.rewrote(statement);
     }
   },
 };

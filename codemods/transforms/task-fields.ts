@@ -17,7 +17,7 @@ export const taskFields: Transform = {
     const accesses = nodesOfKind<PropertyAccessExpression>(ctx.sourceFile, SyntaxKind.PropertyAccessExpression, ctx.sourceFile, (n) => legacy((n as ts.PropertyAccessExpression).name.text));
     for (const access of accesses) {
       const to = renamed(access.getName());
-      if (to && values.isTask(access.getExpression()) && ctx.replaceNode(access.getNameNode(), to)) ctx.rewrote();
+      if (to && values.isTask(access.getExpression()) && ctx.replaceNode(access.getNameNode(), to)) ctx.rewrote(access);
     }
     const elements = nodesOfKind<ElementAccessExpression>(ctx.sourceFile, SyntaxKind.ElementAccessExpression, ctx.sourceFile, (n) => {
       const arg = (n as ts.ElementAccessExpression).argumentExpression;
@@ -28,7 +28,7 @@ export const taskFields: Transform = {
       if (!arg || !Node.isStringLiteral(arg)) continue;
       const to = renamed(arg.getLiteralText());
       const q = arg.getText()[0];
-      if (to && values.isTask(access.getExpression()) && ctx.replaceNode(arg, `${q}${to}${q}`)) ctx.rewrote();
+      if (to && values.isTask(access.getExpression()) && ctx.replaceNode(arg, `${q}${to}${q}`)) ctx.rewrote(arg);
     }
     // const { ttl, pollInterval: every } = task
     const patterns = nodesOfKind<VariableDeclaration>(ctx.sourceFile, SyntaxKind.VariableDeclaration, ctx.sourceFile, (n) => ts.isObjectBindingPattern((n as ts.VariableDeclaration).name));
@@ -39,7 +39,7 @@ export const taskFields: Transform = {
         const prop = element.getPropertyNameNode();
         const to = renamed(prop ? prop.getText() : element.getName());
         if (!to) continue;
-        if (prop ? ctx.replaceNode(prop, to) : ctx.replaceNode(element.getNameNode(), `${to}: ${element.getName()}`)) ctx.rewrote();
+        if (prop ? ctx.replaceNode(prop, to) : ctx.replaceNode(element.getNameNode(), `${to}: ${element.getName()}`)) ctx.rewrote(element);
       }
     }
   },

@@ -82,7 +82,7 @@ function rewrite(ctx: TransformContext, call: CallExpression, handler: Node, cli
   const decl = `const ${name} = ${handler.isAsync() ? 'async ' : ''}(${typed}) => ${bodyText}${semi(ctx.style)}`;
   if (!ctx.replaceNode(statement, decl)) return false;
   for (const driver of drivers) wire(ctx, driver, name);
-  ctx.rewrote();
+  ctx.rewrote(call);
   return true;
 }
 

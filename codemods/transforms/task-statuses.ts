@@ -35,7 +35,7 @@ export const taskStatuses: Transform = {
   run(ctx) {
     const values = new TaskValues(ctx.mcp);
     const isTask = (n: Node): boolean => values.isTask(n);
-    const unprovable = (subject: Node): boolean => ctx.facts.usesDialect && !isTask(subject) && !holdsOldTask(subject);
+    const unprovable = (subject: Node): boolean => ctx.facts.usesDialect && !isTask(subject) && !holdsOldTask(subject, ctx.mcp.methodValues);
 
     const chains = comparisonChains(ctx.sourceFile, isTask);
     for (const chain of chains) rewriteChain(ctx, chain);
@@ -76,7 +76,7 @@ export const taskStatuses: Transform = {
       }
       const q = list.getElements()[0]!.getText()[0];
       const mapped = [...new Set(words.flatMap((w): readonly string[] => (DIALECT_WORDS.has(w!) ? LEGACY_STATUS_TO_SEP2663[w as DialectStatus] : [w!])))];
-      if (ctx.replaceNode(list, `[${mapped.map((m) => `${q}${m}${q}`).join(', ')}]`)) ctx.rewrote();
+      if (ctx.replaceNode(list, `[${mapped.map((m) => `${q}${m}${q}`).join(', ')}]`)) ctx.rewrote(list);
     }
   },
 };
@@ -85,13 +85,13 @@ function rewriteComparison(ctx: TransformContext, bin: BinaryExpression, access:
   const mapped = LEGACY_STATUS_TO_SEP2663[word];
   const q = lit.getText()[0];
   if (mapped.length === 1) {
-    if (ctx.replaceNode(lit, `${q}${mapped[0]}${q}`)) ctx.rewrote();
+    if (ctx.replaceNode(lit, `${q}${mapped[0]}${q}`)) ctx.rewrote(lit);
     return;
   }
   const op = bin.getOperatorToken().getText();
   const join = eq ? ' || ' : ' && ';
   const inner = mapped.map((m) => `${access.getText()} ${op} ${q}${m}${q}`).join(join);
-  if (ctx.replaceNode(bin, needsParens(bin) ? `(${inner})` : inner)) ctx.rewrote();
+  if (ctx.replaceNode(bin, needsParens(bin) ? `(${inner})` : inner)) ctx.rewrote(bin);
 }
 
 interface Chain {
@@ -162,7 +162,7 @@ function rewriteChain(ctx: TransformContext, chain: Chain): void {
   const text = statuses.map((s) => `${chain.subject} ${chain.op} ${chain.quote}${s}${chain.quote}`).join(join);
   // One status per old word and the same join: the chain keeps its precedence, except when a && chain became an || one.
   const widened = statuses.length > 1 && chain.words.length === 1;
-  if (ctx.replaceNode(chain.node, widened && needsParens(chain.node) ? `(${text})` : text)) ctx.rewrote();
+  if (ctx.replaceNode(chain.node, widened && needsParens(chain.node) ? `(${text})` : text)) ctx.rewrote(chain.node);
 }
 
 function rewriteSwitch(ctx: TransformContext, sw: SwitchStatement): void {
@@ -181,17 +181,17 @@ function rewriteSwitch(ctx: TransformContext, sw: SwitchStatement): void {
     const q = lit.getText()[0];
     if (mapped.length === 0) {
       // Every status this word stands for already has a case above: an empty fall-through label can go.
-      if (clause.getStatements().length === 0 ? ctx.removeStatement(clause) : (ctx.marker(clause, 'status-literal'), false)) ctx.rewrote();
+      if (clause.getStatements().length === 0 ? ctx.removeStatement(clause) : (ctx.marker(clause, 'status-literal'), false)) ctx.rewrote(clause);
       continue;
     }
     const indent = indentationAt(ctx.text, clause.getStart());
     const text = mapped.map((m) => `${q}${m}${q}`).join(`:\n${indent}case `);
-    if (ctx.replaceNode(lit, text)) ctx.rewrote();
+    if (ctx.replaceNode(lit, text)) ctx.rewrote(lit);
   }
 }
 
 /** A variable that still holds the answer of an old request (the flow around it was not migrated): its words are still right. */
-function holdsOldTask(subject: Node, depth = 0): boolean {
+function holdsOldTask(subject: Node, typed: ReadonlyMap<string, string> | undefined, depth = 0): boolean {
   const node = unwrapExpression(subject);
   if (depth > 4 || !Node.isIdentifier(node)) return false;
   const binding = resolveIdentifier(node);
@@ -200,8 +200,8 @@ function holdsOldTask(subject: Node, depth = 0): boolean {
   let init: Node | undefined = declared ? unwrapExpression(declared) : undefined;
   if (init && Node.isAwaitExpression(init)) init = unwrapExpression(init.getExpression());
   if (!init) return false;
-  if (Node.isCallExpression(init)) return matchRawRequest(init) !== undefined;
-  return Node.isIdentifier(init) && holdsOldTask(init, depth + 1);
+  if (Node.isCallExpression(init)) return matchRawRequest(init, typed) !== undefined;
+  return Node.isIdentifier(init) && holdsOldTask(init, typed, depth + 1);
 }
 
 /** A comparison replaced by an `a || b` chain needs parentheses unless it stands alone (a condition, an argument, a return value). */

@@ -1,7 +1,7 @@
 import type { Node, SourceFile, VariableDeclaration } from 'ts-morph';
 import type { MarkerCode } from '../markers.js';
 import type { McpResolver } from '../mcp-imports.js';
-import type { ReceiverKind } from '../receiver-kind.js';
+import type { TypedFileFacts } from '../receiver-kind.js';
 import type { CodeStyle } from '../text.js';
 
 /** What the codemod learnt about a file before any transform ran. */
@@ -12,8 +12,8 @@ export interface FileFacts {
   usesDialect: boolean;
   /** References per name imported from the SDK, a re-exporting module or the helper, before any rewrite. */
   importRefsBefore: ReadonlyMap<string, number>;
-  /** The type checker's kind per call receiver (type-aware runs); undefined in syntactic runs. */
-  receiverKinds: ReadonlyMap<string, ReceiverKind> | undefined;
+  /** The type checker's receiver kinds and method values (type-aware runs); undefined in syntactic runs. */
+  typed: TypedFileFacts | undefined;
 }
 
 export interface TransformContext {
@@ -36,8 +36,13 @@ export interface TransformContext {
   isFree(start: number, end: number): boolean;
   /** Leaves one marker comment above the statement holding `node` (once), and a report row. */
   marker(node: Node, code: MarkerCode): void;
-  /** Counts one rewrite for the summary. */
-  rewrote(): void;
+  /** Counts one rewrite of the site at `site` (a node of the text before the edit) for the summary and the report. */
+  rewrote(site: Node): void;
+  /**
+   * A transform already rewrote or marked the statement holding `node` (a row of this run lies in
+   * it, or a marker comment of a code not in `ownCodes` stands above it).
+   */
+  isCovered(node: Node, ownCodes: ReadonlySet<MarkerCode>): boolean;
   /**
    * An identifier no code around `near` (its function, else the file) uses yet, and no other call
    * of this pass got. `reserve: false` for names scoped to their own block (a catch parameter).
@@ -63,8 +68,8 @@ export interface Transform {
    * Transforms of one phase run on the same parse of the file (their edits must not overlap; a
    * match that overlaps is retried on the next parse). A later phase sees the earlier phases' output:
    * 1 rewrites calls, 2 moves handlers into the TasksClient, 3 renames fields and statuses of the
-   * rewritten values, 9 finishes (markers and imports).
+   * rewritten values, 4 marks the old-API sites nothing rewrote or marked, 9 finishes (markers and imports).
    */
-  phase: 1 | 2 | 3 | 9;
+  phase: 1 | 2 | 3 | 4 | 9;
   run(ctx: TransformContext): void;
 }

@@ -89,9 +89,13 @@ describe('the codemod on a copy of an example client written for the old tasks A
   });
 
   it('reported what is left for a person in the JSON report', () => {
-    const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as { rows: Array<{ file: string; code: string; line: number; column: number; transform: string; message: string }> };
-    expect(report.rows.map((r) => `${r.file}:${r.code}`).sort()).toEqual(['src/dialect-client.ts:sdk-client-unused', 'src/sdk-client.ts:sdk-client-unused']);
-    for (const row of report.rows) expect(Object.keys(row).sort()).toEqual(['code', 'column', 'file', 'line', 'message', 'transform']);
+    const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as { rows: Array<{ file: string; code: string; action: string; kind: string }> };
+    const marked = report.rows.filter((r) => r.action === 'marked');
+    expect(marked.map((r) => `${r.file}:${r.code}`).sort()).toEqual(['src/dialect-client.ts:old-task-fields', 'src/dialect-client.ts:sdk-client-unused', 'src/sdk-client.ts:sdk-client-unused']);
+    // Every other row is a site the codemod rewrote, with the kind of site it was.
+    expect(report.rows.filter((r) => r.action !== 'marked').every((r) => r.action === 'rewritten' && r.code === 'rewritten')).toBe(true);
+    expect(report.rows.filter((r) => r.action === 'rewritten').length).toBeGreaterThan(3);
+    for (const row of report.rows) expect(Object.keys(row).sort()).toEqual(['action', 'code', 'column', 'file', 'kind', 'line', 'message', 'reason', 'transform']);
   });
 
   it('type-checks after the migration', () => {

@@ -1,12 +1,12 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METHOD_TABLE } from '../../src/mapping/methods.js';
 import { runCodemod } from '../../codemods/index.js';
 import type { CodemodReport } from '../../codemods/report.js';
-import { CLIENT_ENTRY, listFiles, ROOT } from './support.js';
+import { listFiles, ROOT } from './support.js';
+import { diagnostics, newErrors, type Diagnostic } from './tsc-diff.js';
 
 /**
  * Real client files from public repositories (source and licence in each set's SOURCES.md), run
@@ -92,58 +92,6 @@ function sites(dir: string, set: CorpusSet): Site[] {
     }
   }
   return found;
-}
-
-interface Diagnostic {
-  /** `TSnnnn: message`, without a position (a rewrite moves lines). */
-  text: string;
-  /** First and last line of the statement (of a block or the file) that holds the error. */
-  statement: [number, number];
-}
-
-/** Diagnostics per file, with the helper resolvable as an installed app would resolve it. */
-function diagnostics(dir: string): Map<string, Diagnostic[]> {
-  const configPath = join(dir, 'tsconfig.json');
-  const read = ts.readConfigFile(configPath, ts.sys.readFile);
-  const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, dir);
-  const options: ts.CompilerOptions = { ...parsed.options, baseUrl: ROOT, paths: { 'mcp-tasks-shim/client': [CLIENT_ENTRY] }, typeRoots: [join(ROOT, 'node_modules/@types')] };
-  const program = ts.createProgram(parsed.fileNames, options);
-  const byFile = new Map<string, Diagnostic[]>();
-  for (const sf of program.getSourceFiles()) {
-    if (!sf.fileName.startsWith(dir)) continue;
-    const list = [...program.getSyntacticDiagnostics(sf), ...program.getSemanticDiagnostics(sf)].map((d) => ({
-      text: `TS${d.code}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`,
-      statement: statementLines(sf, d.start ?? 0),
-    }));
-    byFile.set(sf.fileName.slice(dir.length + 1), list);
-  }
-  return byFile;
-}
-
-function statementLines(sf: ts.SourceFile, position: number): [number, number] {
-  let found: ts.Node = sf;
-  const visit = (node: ts.Node): void => {
-    if (position < node.getStart(sf) || position >= node.getEnd()) return;
-    if (ts.isBlock(node.parent) || ts.isSourceFile(node.parent)) found = node;
-    ts.forEachChild(node, visit);
-  };
-  ts.forEachChild(sf, visit);
-  const line = (pos: number): number => sf.getLineAndCharacterOfPosition(pos).line + 1;
-  return [line(found.getStart(sf)), line(found.getEnd())];
-}
-
-/** Errors in `after` that `before` does not have (compared as a multiset of texts per file). */
-function newErrors(before: Map<string, Diagnostic[]>, after: Map<string, Diagnostic[]>): Array<Diagnostic & { file: string }> {
-  const added: Array<Diagnostic & { file: string }> = [];
-  for (const [file, list] of after) {
-    const pool = (before.get(file) ?? []).map((d) => d.text);
-    for (const error of list) {
-      const i = pool.indexOf(error.text);
-      if (i === -1) added.push({ file, ...error });
-      else pool.splice(i, 1);
-    }
-  }
-  return added;
 }
 
 interface SetRun {
