@@ -28,7 +28,8 @@ import { checkPrefix, DEFAULT_PREFIX, eventsChannel, openKey, taskKey } from './
 import { loadScripts, type RunKeysScript } from './scripts.js';
 
 /** What createQueued did: created and queued the task, or nothing because its principal holds `open` tasks. */
-export type QueuedCreation = { created: true; task: TaskRecord } | { created: false; open: number };
+/** `open`: the tasks the principal holds after the call (absent when its tasks are not counted). */
+export type QueuedCreation = { created: true; task: TaskRecord; open?: number } | { created: false; open: number };
 
 export interface RedisTaskStoreOptions extends RedisClientOptions {
   /** Prefix of every key and of the events channel; default `mts`. */
@@ -124,7 +125,7 @@ export class RedisTaskStore implements TaskStore {
     const args = encodeTask(record, [this.channel, record.taskId, String(record.createdAt), String(record.createdAt + record.ttlMs), String(maxOpenTasks), record.principal]);
     const [outcome, held] = (await this.call(() => this.createQueuedScript([key, queue, open], args))) as [number, number?];
     if (outcome === 2) throw new InternalError(`Task id ${record.taskId} already exists`);
-    return outcome === 1 ? { created: true, task: record } : { created: false, open: held! };
+    return outcome === 1 ? { created: true, task: record, ...(held === undefined ? {} : { open: held }) } : { created: false, open: held! };
   }
 
   /** One script: the principal first, then the record (read-owned-1.lua). */
