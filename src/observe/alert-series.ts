@@ -13,6 +13,8 @@ export interface AlertSeriesOptions {
   stuck: StuckTasks;
   /** New streams refused so far for the replica's unsent-bytes total (src/http/stream-budget.ts). */
   refusedStreams: () => number;
+  /** The configured `Sunset` of the old API (epoch ms), read at scrape time (a reload may change it). */
+  sunset: () => number | undefined;
 }
 
 /** A dependency that has not answered within this long reads as down: a scrape must not wait on it. */
@@ -21,7 +23,8 @@ const CHECK_TIMEOUT_MS = 2_000;
 /**
  * The series the shipped alerting rules read (prometheus/, docs/operations.md, "Alerts")
  * that the traffic series do not give: whether the store and the upstream answer, the limits and
- * how full the fullest principal is, stream refusals, and tasks stuck at their TTL.
+ * how full the fullest principal is, stream refusals, the old API's sunset, and tasks stuck at
+ * their TTL.
  */
 export function registerAlertSeries(registry: Registry, options: AlertSeriesOptions): void {
   const registers = [registry];
@@ -61,6 +64,14 @@ export function registerAlertSeries(registry: Registry, options: AlertSeriesOpti
     collect() {
       this.reset();
       this.inc(options.refusedStreams());
+    },
+  });
+  new Gauge({
+    name: 'mcp_shim_legacy_sunset_timestamp_seconds',
+    help: 'When the old API is switched off for good (the configured Sunset, Unix seconds); 0 when none is configured',
+    registers,
+    collect() {
+      this.set(Math.floor((options.sunset() ?? 0) / 1000));
     },
   });
   new Counter({

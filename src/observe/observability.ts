@@ -83,6 +83,10 @@ export function createObservability(options: ObservabilityOptions): Observabilit
     usage,
     stuck,
     refusedStreams: () => options.streamBudget?.refusedStreams ?? 0,
+    sunset: () => {
+      const at = options.cutover.controls.state(Date.now()).sunset?.at;
+      return at === undefined ? undefined : Date.parse(at);
+    },
   });
   const reports = new Reports(aggregates, options.cutover);
   const recorder: TrafficRecorder = new TrafficRecorder({

@@ -61,11 +61,13 @@ async function nodeInApp(source: string): Promise<unknown> {
 }
 
 describe('the packed mcp-tasks-shim, installed alone into an empty app', () => {
-  it('is named as the docs name it, carries the client helper inside, and installs with nothing else and no install-script notice', () => {
+  it('is named as the docs name it, carries the client helper and the alerting rules, and installs with nothing else and no install-script notice', () => {
     expect(tarball).toBe(`mcp-tasks-shim-${version}.tgz`);
     const manifest = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
     expect(manifest.dependencies).toEqual({ 'mcp-tasks-shim': `file:${tarball}` });
     for (const file of ['index.js', 'index.d.ts', 'node.js', 'node.d.ts']) expect(existsSync(join(app, CLIENT_DIST, file))).toBe(true);
+    // The alerting rules docs/operations.md ("Alerts") tells operators to load from the install.
+    expect(existsSync(join(app, 'node_modules/mcp-tasks-shim/prometheus/mcp-tasks-shim.rules.yml'))).toBe(true);
     expect(install.stderr).not.toMatch(/install-scripts|E404|npm error/);
   });
 

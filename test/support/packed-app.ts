@@ -44,7 +44,7 @@ async function pack(cwd: string, dest: string): Promise<PackedTarball> {
 }
 
 /** What the root package's `files` and its prepack build read. */
-const ROOT_SOURCES = ['package.json', 'README.md', 'tsconfig.json', 'bin', 'src', 'entries', 'codemods', 'docs', 'scripts'];
+const ROOT_SOURCES = ['package.json', 'README.md', 'tsconfig.json', 'bin', 'src', 'entries', 'codemods', 'docs', 'prometheus', 'scripts'];
 const CLIENT_SOURCES = ['package.json', 'README.md', 'tsconfig.build.json', 'src'];
 
 /**

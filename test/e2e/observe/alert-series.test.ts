@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnDemoUpstream, type DemoUpstreamProcess } from '../../support/demo-upstream-process.js';
 import { LegacySession } from '../../support/legacy-client.js';
@@ -7,6 +9,7 @@ import { startShimProcess, type ShimProcess } from '../../support/shim-process.j
 
 /** A TTL just above the least the stuck-task watch takes (twice its 10 s margin). */
 const SHORT_TTL_MS = 21_000;
+const SUNSET = '2027-06-30';
 
 let redis: RedisServer;
 let upstream: DemoUpstreamProcess;
@@ -18,7 +21,7 @@ beforeAll(async () => {
     upstreamUrl: upstream.url,
     redisUrl: redis.url,
     args: ['--max-open-tasks', '5', '--max-sessions', '3'],
-    env: { SHIM_DEFAULT_TTL_MS: String(SHORT_TTL_MS) },
+    env: { SHIM_DEFAULT_TTL_MS: String(SHORT_TTL_MS), SHIM_LEGACY_SUNSET: SUNSET },
   });
 });
 
@@ -84,6 +87,19 @@ describe('the series the alerting rules read, from a running shim (prometheus/mc
     await legacy.result('tasks/cancel', { taskId: stuck[1] });
     await legacy.delete();
   }, 40_000);
+
+  it('gives the configured sunset of the old API in Unix seconds', async () => {
+    expect(await sample('mcp_shim_legacy_sunset_timestamp_seconds')).toBe(Date.parse(`${SUNSET}T00:00:00Z`) / 1000);
+  });
+
+  it('exports every series the shipped rules read', async () => {
+    const rules = readFileSync(fileURLToPath(new URL('../../../prometheus/mcp-tasks-shim.rules.yml', import.meta.url)), 'utf8');
+    const read = new Set(rules.match(/\bmcp_shim_\w+/g));
+    const text = await (await fetch(`${shim.baseUrl}/metrics`)).text();
+    const exported = new Set([...text.matchAll(/^# TYPE (\w+) /gm)].map((m) => m[1]));
+    expect([...read].filter((name) => !exported.has(name))).toEqual([]);
+    expect(read.size).toBeGreaterThanOrEqual(10);
+  });
 
   it('reads the store and the upstream as up, and each as down once it stops answering', async () => {
     expect(await sample('mcp_shim_dependency_up', { dependency: 'store' })).toBe(1);
