@@ -1,1 +1,1 @@
-export { FileTaskIdStore, CorruptTaskIdStoreError } from '@mcp-tasks-shim/client/node';
+export { FileTaskIdStore, CorruptTaskIdStoreError } from '#client/node';

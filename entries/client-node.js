@@ -1,2 +1,2 @@
-// `mcp-tasks-shim/client/node`: the Node-only parts of @mcp-tasks-shim/client.
-export { FileTaskIdStore, CorruptTaskIdStoreError } from '@mcp-tasks-shim/client/node';
+// `mcp-tasks-shim/client/node`: the Node-only parts of the client helper (`#client/node`, packages/client/dist).
+export { FileTaskIdStore, CorruptTaskIdStoreError } from '#client/node';

@@ -29,4 +29,4 @@ export {
   type TaskStatus,
   type TaskStatusUpdate,
   type TasksClientOptions,
-} from '@mcp-tasks-shim/client';
+} from '#client';

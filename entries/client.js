@@ -1,4 +1,4 @@
-// `mcp-tasks-shim/client`: the client helper, published on its own as @mcp-tasks-shim/client (docs/decisions/0011-client-package.md).
+// `mcp-tasks-shim/client`: the client helper, shipped inside this package (`#client`, packages/client/dist) and published on its own as @mcp-tasks-shim/client (docs/decisions/0050-one-tarball.md).
 export {
   TasksClient,
   tasksClientFor,
@@ -13,4 +13,4 @@ export {
   TasksClientForError,
   InvalidAnswerError,
   NoInputHandlerError,
-} from '@mcp-tasks-shim/client';
+} from '#client';

@@ -98,6 +98,8 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
   };
   const cutover = new CutoverStage(new CutoverControls(config));
   const streams = new OpenStreams({ maxStreamBytes: config.maxStreamBufferBytes, maxTotalBytes: config.maxStreamBufferTotalBytes }, config.listenKeepAliveMs);
+  // What /readyz asks, and /metrics reports to the alerting rules.
+  const readiness = { store: () => stores.store.ping(), upstream: () => gateway.ping() };
   // Before anything uses the store: task lifecycles are recorded at it (docs/dashboard.md).
   const observability = createObservability({
     config,
@@ -109,6 +111,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     logger,
     policies: describePolicies,
     streamBudget: streams.budget,
+    readiness,
   });
   await stores.ready().catch(async (err: unknown) => {
     await upstream.close();
@@ -134,7 +137,7 @@ export async function startShim(config: ShimConfig & { upstreamUrl: string }, op
     config,
     mcp: api?.handleMcp,
     routes: observability.routes,
-    readiness: { store: () => stores.store.ping(), upstream: () => gateway.ping() },
+    readiness,
     onError: (err) => log(`unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`),
   }).catch(async (err: unknown) => {
     // A port that cannot be bound: nothing was served, so nothing waits for a grace.

@@ -20,6 +20,7 @@ export interface StreamBudgetSettings {
 export class StreamBudget {
   private total = 0;
   private cuts = 0;
+  private refusals = 0;
 
   constructor(readonly settings: StreamBudgetSettings) {}
 
@@ -33,13 +34,20 @@ export class StreamBudget {
     return this.cuts;
   }
 
+  /** New streams refused so far because the replica was over its total. */
+  get refusedStreams(): number {
+    return this.refusals;
+  }
+
   get overTotal(): boolean {
     return this.total > this.settings.maxTotalBytes;
   }
 
   /** Throws the limit error while the replica holds more unsent stream bytes than it may. */
   admit(): void {
-    if (this.overTotal) throw new LimitExceededError('buffered', this.settings.maxTotalBytes, this.total);
+    if (!this.overTotal) return;
+    this.refusals++;
+    throw new LimitExceededError('buffered', this.settings.maxTotalBytes, this.total);
   }
 
   /** Starts accounting for a stream whose headers are (or are about to be) written. */

@@ -17,7 +17,7 @@ export interface MetricsOptions {
   /** The legacy mode in force, read at scrape time (a reload may change it). Absent: not exported. */
   legacyMode?: () => LegacyMode;
   /** This replica's SSE stream budget (src/http/stream-budget.ts), read at scrape time. */
-  streamBudget?: { bufferedBytes: number; cutStreams: number };
+  streamBudget?: { bufferedBytes: number; cutStreams: number; refusedStreams: number };
 }
 
 /** A legacy session counts as active on this replica for this long after its last request. */

@@ -7,7 +7,9 @@ import type { WorkQueue } from '../execution/work-queue.js';
 import type { SessionRecord } from '../session/session-store.js';
 import type { TaskStore } from '../store/task-store.js';
 import type { AggregateStore } from './aggregates.js';
+import { registerAlertSeries } from './alert-series.js';
 import type { Recorder } from './events.js';
+import { LimitUsage, observeLimitUsage } from './limit-usage.js';
 import type { Logger } from './logger.js';
 import { MemoryAggregateStore } from './memory-aggregates.js';
 import { ShimMetrics } from './metrics.js';
@@ -16,6 +18,7 @@ import { RedisAggregateStore } from './redis-aggregates.js';
 import { LoggingRecorder } from './request-log.js';
 import { Reports } from './report.js';
 import { observabilityRoutes } from './routes.js';
+import { StuckTasks } from './stuck-tasks.js';
 import { observeTaskLifecycle } from './task-events.js';
 import { observeSep2663, OldApiHooks } from './wire-hooks.js';
 import { notifyingWrites } from './written-store.js';
@@ -45,7 +48,9 @@ export interface ObservabilityOptions {
   /** The upstream tools' effective policies, for the dashboard. */
   policies?: () => Promise<PolicyTable>;
   /** This replica's SSE stream budget, read at scrape time. */
-  streamBudget?: { bufferedBytes: number; cutStreams: number };
+  streamBudget?: { bufferedBytes: number; cutStreams: number; refusedStreams: number };
+  /** The readiness checks of /readyz by name, which /metrics also reports (`mcp_shim_dependency_up`). */
+  readiness: Record<string, () => Promise<boolean>>;
   /** Overrides for tests. */
   flushMs?: number;
 }
@@ -69,6 +74,20 @@ export function createObservability(options: ObservabilityOptions): Observabilit
     legacyMode: () => options.cutover.controls.legacy,
     streamBudget: options.streamBudget,
   });
+  const usage = new LimitUsage();
+  observeLimitUsage(store, usage);
+  const stuck = new StuckTasks(store);
+  registerAlertSeries(metrics.registry, {
+    readiness: options.readiness,
+    limits: { tasks: config.maxOpenTasksPerPrincipal, streams: config.maxOpenStreamsPerPrincipal, sessions: config.maxSessionsPerPrincipal },
+    usage,
+    stuck,
+    refusedStreams: () => options.streamBudget?.refusedStreams ?? 0,
+    sunset: () => {
+      const at = options.cutover.controls.state(Date.now()).sunset?.at;
+      return at === undefined ? undefined : Date.parse(at);
+    },
+  });
   const reports = new Reports(aggregates, options.cutover);
   const recorder: TrafficRecorder = new TrafficRecorder({
     aggregates: notifyingWrites(aggregates, () => reports.written()),
@@ -78,7 +97,15 @@ export function createObservability(options: ObservabilityOptions): Observabilit
   });
   // The log hears what the recorder records, at the same points.
   const heard: Recorder = options.logger ? new LoggingRecorder(recorder, options.logger, config.logArguments) : recorder;
-  observeTaskLifecycle(store, heard);
+  observeTaskLifecycle(store, {
+    record: (event) => heard.record(event),
+    task: (event) => {
+      heard.task(event);
+      stuck.task(event);
+    },
+    streamOpened: (kind) => heard.streamOpened(kind),
+    sessionSeen: (sessionId) => heard.sessionSeen(sessionId),
+  });
   recorder.start();
   return {
     recorder,
@@ -92,6 +119,9 @@ export function createObservability(options: ObservabilityOptions): Observabilit
       dashboard: config.role !== 'worker',
       policies: options.policies,
     }),
-    close: () => recorder.close(),
+    close: () => {
+      stuck.close();
+      return recorder.close();
+    },
   };
 }

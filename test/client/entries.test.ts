@@ -18,8 +18,8 @@ function exportsOf(files: string[]): Map<string, { all: string[]; values: string
     skipLibCheck: true,
     types: [],
     paths: {
-      '@mcp-tasks-shim/client': [join(ROOT, 'packages/client/src/index.ts')],
-      '@mcp-tasks-shim/client/node': [join(ROOT, 'packages/client/src/node.ts')],
+      '#client': [join(ROOT, 'packages/client/src/index.ts')],
+      '#client/node': [join(ROOT, 'packages/client/src/node.ts')],
     },
   });
   const checker = program.getTypeChecker();

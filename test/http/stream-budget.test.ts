@@ -113,12 +113,15 @@ describe('StreamBudget (src/http/stream-budget.ts) on real sockets', () => {
 
     void pacedFill(stalled.stream, 40);
     await vi.waitFor(() => expect(budget.bufferedBytes).toBeGreaterThan(256 * KIB), WAIT);
+    expect(budget.refusedStreams).toBe(0);
     expect(() => budget.admit()).toThrow(LimitExceededError);
+    expect(budget.refusedStreams).toBe(1);
 
     expect(reading.stream.write(': small\n\n')).toBe(true);
     expect(stalled.stream.write(': small\n\n')).toBe(false);
     await closed(stalled.res);
     expect(budget.bufferedBytes).toBeLessThanOrEqual(256 * KIB);
     expect(() => budget.admit()).not.toThrow();
+    expect(budget.refusedStreams).toBe(1);
   });
 });

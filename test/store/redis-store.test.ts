@@ -98,6 +98,15 @@ describe('RedisTaskStore layout', () => {
     expect(await admin.call('PEXPIRETIME', openKey('open-queued', 'tasks', 'alice'))).toBe(creation.task.createdAt + creation.task.ttlMs);
   });
 
+  it("says how many tasks the principal holds after a queued creation, when they are counted (the metrics' limit usage)", async () => {
+    const store = open({ prefix: 'open-count' });
+    expect(await store.createQueued(newTask({ principal: 'alice' }), 'open-count:q', 10)).toMatchObject({ created: true, open: 1 });
+    expect(await store.createQueued(newTask({ principal: 'alice' }), 'open-count:q', 10)).toMatchObject({ created: true, open: 2 });
+    expect(await store.createQueued(newTask({ principal: 'alice' }), 'open-count:q', 2)).toEqual({ created: false, open: 2 });
+    const uncounted = await store.createQueued(newTask({ principal: 'alice' }), 'open-count:q', 0);
+    expect(Object.keys(uncounted).sort()).toEqual(['created', 'task']);
+  });
+
   it('stores JSON values as text that no script rewrites', async () => {
     const { taskId } = await open({ prefix: 'json' }).create(newTask({ arguments: { empty: {}, big: 2 ** 60 } }));
     expect(await admin.hget(`json:task:{${taskId}}`, 'arguments')).toBe('{"empty":{},"big":1152921504606847000}');

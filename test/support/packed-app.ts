@@ -4,26 +4,30 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
-const run = promisify(execFile);
+const execute = promisify(execFile);
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
  * The environment for npm and node children: without the `npm_*` variables an enclosing
  * `npm test` sets (prefix, workspace, lifecycle), which would point them back at this repo.
  */
-function cleanEnv(): NodeJS.ProcessEnv {
+export function cleanEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.toLowerCase().startsWith('npm_')));
 }
 
-/** Runs a command with a bound on its time and output; rejects with its stderr when it fails. */
-export async function sh(cwd: string, command: string, args: string[], timeoutMs = 60_000): Promise<string> {
+/** Runs a command with a bound on its time and output; rejects with its output when it fails. */
+export async function run(cwd: string, command: string, args: string[], timeoutMs = 60_000): Promise<{ stdout: string; stderr: string }> {
   try {
-    const { stdout } = await run(command, args, { cwd, env: cleanEnv(), timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 });
-    return stdout;
+    return await execute(command, args, { cwd, env: cleanEnv(), timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 });
   } catch (err) {
     const { stderr, stdout } = err as { stderr?: string; stdout?: string };
     throw new Error(`${command} ${args.join(' ')} failed in ${cwd}: ${String(err)}\n${stdout ?? ''}\n${stderr ?? ''}`, { cause: err });
   }
+}
+
+/** What a command printed on stdout; rejects with its output when it fails. */
+export async function sh(cwd: string, command: string, args: string[], timeoutMs = 60_000): Promise<string> {
+  return (await run(cwd, command, args, timeoutMs)).stdout;
 }
 
 export interface PackedTarball {
@@ -32,12 +36,16 @@ export interface PackedTarball {
   files: string[];
 }
 
-async function pack(cwd: string, dest: string, extra: string[]): Promise<PackedTarball> {
-  const out = await sh(cwd, 'npm', ['pack', '--json', '--pack-destination', dest, ...extra], 120_000);
+async function pack(cwd: string, dest: string): Promise<PackedTarball> {
+  const out = await sh(cwd, 'npm', ['pack', '--json', '--pack-destination', dest], 120_000);
   // npm prints lifecycle output before the JSON when scripts run; the JSON array is the last thing.
   const [info] = JSON.parse(out.slice(out.indexOf('\n[') + 1)) as Array<{ filename: string; files: Array<{ path: string }> }>;
   return { path: join(dest, info!.filename), files: info!.files.map((f) => f.path) };
 }
+
+/** What the root package's `files` and its prepack build read. */
+const ROOT_SOURCES = ['package.json', 'README.md', 'tsconfig.json', 'bin', 'src', 'entries', 'codemods', 'docs', 'prometheus', 'scripts'];
+const CLIENT_SOURCES = ['package.json', 'README.md', 'tsconfig.build.json', 'src'];
 
 /**
  * Packs packages/client the way `npm publish` would (its prepack builds the JS and the .d.ts),
@@ -46,22 +54,32 @@ async function pack(cwd: string, dest: string, extra: string[]): Promise<PackedT
  */
 export async function packClient(dir: string): Promise<PackedTarball> {
   const copy = join(dir, 'client-src');
-  for (const entry of ['package.json', 'README.md', 'tsconfig.build.json', 'src']) {
-    cpSync(join(ROOT, 'packages/client', entry), join(copy, entry), { recursive: true });
-  }
+  for (const entry of CLIENT_SOURCES) cpSync(join(ROOT, 'packages/client', entry), join(copy, entry), { recursive: true });
   symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir');
-  return pack(copy, dir, []);
+  return pack(copy, dir);
 }
 
-/** Packs the root package as it is (its prepack would rebuild dist/, which other tests run from). */
-export function packRoot(dir: string): Promise<PackedTarball> {
-  return pack(ROOT, dir, ['--ignore-scripts']);
+/**
+ * Packs the root package as docs/operations.md says (`npm pack`, its prepack build included), from
+ * a copy, so that the repo's own dist/ and packages/client/dist are never rebuilt under tests that
+ * run beside this one. The copy borrows the repo's node_modules for esbuild, tsc and types.
+ */
+export async function packRoot(dir: string): Promise<PackedTarball> {
+  const copy = join(dir, 'shim-src');
+  for (const entry of ROOT_SOURCES) cpSync(join(ROOT, entry), join(copy, entry), { recursive: true });
+  for (const entry of CLIENT_SOURCES) cpSync(join(ROOT, 'packages/client', entry), join(copy, 'packages/client', entry), { recursive: true });
+  symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir');
+  return pack(copy, dir);
 }
 
-/** An empty ESM app in `dir` with `specs` installed from the npm cache only. */
-export async function installApp(dir: string, specs: string[]): Promise<void> {
+/**
+ * An empty ESM app in `dir` with `specs` installed the way the docs say (`npm install <spec>…`),
+ * resolved from the npm cache when it has them and from the registry otherwise, as a user's
+ * install is. Returns what npm printed.
+ */
+export async function installApp(dir: string, specs: string[]): Promise<{ stdout: string; stderr: string }> {
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
-  await sh(dir, 'npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', ...specs], 120_000);
+  return run(dir, 'npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...specs], 180_000);
 }
 
 type LockPackages = Record<string, { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string>; peerDependencies?: Record<string, string> }>;

@@ -22,6 +22,13 @@ export interface ShimProcessOptions {
   args?: string[];
   /** The policy file's content; default: the demo tools' policies. */
   policy?: Record<string, unknown>;
+  /** A policy file to pass as it is, instead of one written from `policy`. */
+  policyFile?: string;
+  /**
+   * How the CLI is run; default `node bin/mcp-tasks-shim.js` in this checkout. An installed copy
+   * gets its own command (`npx mcp-tasks-shim`), directory and environment.
+   */
+  cli?: { command: string; args: string[]; cwd: string; env: NodeJS.ProcessEnv };
 }
 
 export interface ShimProcess {
@@ -56,10 +63,11 @@ process.once('exit', () => {
  */
 export async function startShimProcess(opts: ShimProcessOptions): Promise<ShimProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'mts-shim-'));
-  const policyFile = join(dir, 'policy.json');
-  writeFileSync(policyFile, JSON.stringify(opts.policy ?? { tools: DEMO_TOOL_POLICIES }));
+  const policyFile = opts.policyFile ?? join(dir, 'policy.json');
+  if (!opts.policyFile) writeFileSync(policyFile, JSON.stringify(opts.policy ?? { tools: DEMO_TOOL_POLICIES }));
+  const cli = opts.cli ?? { command: process.execPath, args: ['bin/mcp-tasks-shim.js'], cwd: ROOT, env: process.env };
   const args = [
-    'bin/mcp-tasks-shim.js',
+    ...cli.args,
     'serve',
     '--upstream',
     opts.upstreamUrl,
@@ -70,11 +78,11 @@ export async function startShimProcess(opts: ShimProcessOptions): Promise<ShimPr
     ...(opts.redisUrl ? ['--redis', opts.redisUrl] : []),
     ...(opts.args ?? []),
   ];
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
+  const child = spawn(cli.command, args, {
+    cwd: cli.cwd,
     // No inherited store or port settings: each test says what it wants. No pre-stop delay unless a
     // test asks for one: stopping a test's shim waits for no load balancer.
-    env: { ...withoutShimEnv(process.env), SHIM_SHUTDOWN_DELAY_MS: '0', ...opts.env },
+    env: { ...withoutShimEnv(cli.env), SHIM_SHUTDOWN_DELAY_MS: '0', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });

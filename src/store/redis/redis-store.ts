@@ -27,8 +27,12 @@ import { ChannelSubscription } from './channel-subscription.js';
 import { checkPrefix, DEFAULT_PREFIX, eventsChannel, openKey, taskKey } from './keys.js';
 import { loadScripts, type RunKeysScript } from './scripts.js';
 
-/** What createQueued or createHeld did: created the task and its job, or nothing because its principal holds `open` tasks. */
-export type QueuedCreation = { created: true; task: TaskRecord } | { created: false; open: number };
+/**
+ * What createQueued or createHeld did: created the task and its job, or nothing because its
+ * principal holds `open` tasks. `open`: the tasks the principal holds after the call (absent when
+ * its tasks are not counted).
+ */
+export type QueuedCreation = { created: true; task: TaskRecord; open?: number } | { created: false; open: number };
 
 /** The work queue's keys a held creation leases the job in (src/execution/queue-keys.ts), and the holder. */
 export interface HeldJobLease {
@@ -135,7 +139,7 @@ export class RedisTaskStore implements TaskStore {
     const args = encodeTask(record, [this.channel, record.taskId, String(record.createdAt), String(record.createdAt + record.ttlMs), String(maxOpenTasks), record.principal]);
     const [outcome, held] = (await this.call(() => this.createQueuedScript([key, queue, open], args))) as [number, number?];
     if (outcome === 2) throw new InternalError(`Task id ${record.taskId} already exists`);
-    return outcome === 1 ? { created: true, task: record } : { created: false, open: held! };
+    return outcome === 1 ? { created: true, task: record, ...(held === undefined ? {} : { open: held }) } : { created: false, open: held! };
   }
 
   /**
@@ -159,7 +163,7 @@ export class RedisTaskStore implements TaskStore {
     ]);
     const [outcome, held] = (await this.call(() => this.createHeldScript([key, open, lease.leases, lease.owners, lease.workers], args))) as [number, number?];
     if (outcome === 2) throw new InternalError(`Task id ${record.taskId} already exists`);
-    return outcome === 1 ? { created: true, task: record } : { created: false, open: held! };
+    return outcome === 1 ? { created: true, task: record, ...(held === undefined ? {} : { open: held }) } : { created: false, open: held! };
   }
 
   /** One script: the principal first, then the record (read-owned-1.lua). */

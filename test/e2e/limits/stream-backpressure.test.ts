@@ -78,6 +78,8 @@ interface StreamFigures {
   gets: number;
   /** Streams the replica closed for their slow readers, so far. */
   cuts: number;
+  /** New streams the replica refused for its unsent-bytes total, so far. */
+  refusals: number;
 }
 
 async function figures(shim: ShimProcess): Promise<StreamFigures> {
@@ -88,6 +90,7 @@ async function figures(shim: ShimProcess): Promise<StreamFigures> {
     listens: value(/^mcp_shim_open_streams\{[^}]*kind="listen"[^}]*\} (\d+)$/m),
     gets: value(/^mcp_shim_open_streams\{[^}]*kind="legacy-get"[^}]*\} (\d+)$/m),
     cuts: value(/^mcp_shim_stream_cuts_total(?:\{[^}]*\})? (\d+)$/m),
+    refusals: value(/^mcp_shim_stream_refusals_total(?:\{[^}]*\})? (\d+)$/m),
   };
 }
 
@@ -188,8 +191,10 @@ describe('SSE streams of clients that do not read (backpressure, docs/security.m
     await pollUntil(() => figures(shim), (now) => now.buffered > totalBytes, { timeoutMs: 15_000, intervalMs: 25 });
 
     const client = new Sep2663Client(shim.url);
+    expect((await figures(shim)).refusals).toBe(0);
     const refused = await client.request('subscriptions/listen', { notifications: { taskIds: ids.slice(0, 1) } });
     expect(refused.status).toBe(429);
+    expect((await figures(shim)).refusals).toBe(1);
     expect(refused.body.error).toEqual({
       code: -32012,
       message: `Too many unsent stream bytes: this replica holds at most ${totalBytes} for slow readers; retry shortly`,

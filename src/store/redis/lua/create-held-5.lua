@@ -9,7 +9,8 @@
 -- open-task limit (0: not counted, KEYS[2] untouched), ARGV[6] = principal, ARGV[7] = the worker's
 -- token, ARGV[8] = lease length (ms), ARGV[9..] = field/value pairs.
 -- Counts the task against the limit, writes it and leases its job to the worker, in that order, or
--- does nothing. Returns { 1 } created, { 0, open } at the limit, { 2 } when the id is another task's.
+-- does nothing. Returns { 1, open } created (open: the principal's count, absent when not counted),
+-- { 0, open } at the limit, { 2 } when the id is another task's.
 local state = creation_state(ARGV[6], ARGV[3])
 if state == 'taken' then
   return { 2 }
@@ -19,8 +20,9 @@ if state == 'again' then
   return { 1 }
 end
 local limit = tonumber(ARGV[5])
+local held = { 1 }
 if limit > 0 then
-  local held = hold_open(KEYS[2], now, limit, task_id, ARGV[4], true)
+  held = hold_open(KEYS[2], now, limit, task_id, ARGV[4], true)
   if held[1] == 0 then
     return held
   end
@@ -32,4 +34,4 @@ local deadline = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 redis.call('ZADD', KEYS[5], deadline, ARGV[7])
 redis.call('HSET', KEYS[4], task_id, ARGV[7])
 redis.call('ZADD', KEYS[3], deadline, task_id)
-return { 1 }
+return held
