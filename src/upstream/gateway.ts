@@ -12,7 +12,7 @@ import {
 } from './discovery.js';
 import { UpstreamRpc } from './client/rpc-client.js';
 import { Sep2663UpstreamClient } from './client/sep2663-client.js';
-import { SessionPool, type CallOptions, type SessionPoolOptions } from './client/session-pool.js';
+import { MAX_TOOL_PAGES, MAX_TOOLS, SessionPool, type CallOptions, type SessionPoolOptions } from './client/session-pool.js';
 import { Sep2663Tasks } from './sep2663-task.js';
 import { CachedToolCatalog } from './tool-catalog.js';
 import { DEFAULT_MIRROR_LIMITS, UpstreamTaskSession, type MirrorLimits } from './upstream-task.js';
@@ -214,17 +214,19 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
     return this.modern.call('server/discover', {}, DiscoverResult, { capabilities: {}, timeoutMs: DISCOVER_TIMEOUT_MS, signal });
   }
 
-  /** Every tool, all pages: from a 2026-07-28 upstream statelessly, else on a pooled session. */
+  /** Every tool, all pages (within MAX_TOOL_PAGES and MAX_TOOLS): from a 2026-07-28 upstream statelessly, else on a pooled session. */
   async listTools(): Promise<Tool[]> {
     if ((await this.discover()).protocol !== '2026-07-28') return this.pool.listTools();
     const tools: Tool[] = [];
     let cursor: string | undefined;
-    do {
-      const page = await this.modern.call('tools/list', cursor ? { cursor } : {}, ToolsListResult, { capabilities: {}, timeoutMs: DISCOVER_TIMEOUT_MS });
-      tools.push(...(page.tools as Tool[]));
-      cursor = page.nextCursor;
-    } while (cursor);
-    return tools;
+    for (let page = 0; ; page++) {
+      if (page >= MAX_TOOL_PAGES) throw new UpstreamProtocolError(`the upstream's tools/list goes on past ${MAX_TOOL_PAGES} pages`);
+      const answer = await this.modern.call('tools/list', cursor ? { cursor } : {}, ToolsListResult, { capabilities: {}, timeoutMs: DISCOVER_TIMEOUT_MS });
+      tools.push(...(answer.tools as Tool[]));
+      if (tools.length > MAX_TOOLS) throw new UpstreamProtocolError(`the upstream's tools/list lists more than ${MAX_TOOLS} tools`);
+      cursor = answer.nextCursor || undefined;
+      if (cursor === undefined) return tools;
+    }
   }
 
   /** The upstream's 2025-11-25 capabilities; a 2026-07-28 upstream that does not serve that era has none. */
