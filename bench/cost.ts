@@ -1,6 +1,8 @@
 /**
  * CPU cost per request, which stays put when the host is busy (req/s does not):
- * `npx tsx bench/cost.ts [tasks-get|create|passthrough|all] [seconds] [rounds]`.
+ * `npx tsx bench/cost.ts [tasks-get|create|passthrough|quick|all] [seconds] [rounds]`.
+ * `quick`: a new client's quick call (`echo` of the SDK-built plain server, embedded store), the
+ * tool `forbidden` and `auto`, and an old client's forwarded call (bench/scenarios/quick-call.ts).
  *
  * Starts Redis, the demo upstream, a shim (an `api` replica for create, as bench/scenarios/create.ts
  * measures it) and the baselines of `npm run bench`, loads each variant with autocannon (32
@@ -23,7 +25,8 @@ import { costRound } from './lib/cost-round.js';
 import { redisPid } from './lib/cpu.js';
 import { legacy, mustResult, openLegacySession, sep2663 } from './lib/mcp.js';
 import { sleep, type Served } from './lib/proc.js';
-import { policyFile, startBareRedis, startPipeProxy, startRedis, startShim, startUpstream, type ShimStart } from './lib/servers.js';
+import { writeFileSync } from 'node:fs';
+import { policyFile, startBareRedis, startPipeProxy, startRedis, startSdkPlainServer, startShim, startUpstream, type ShimStart } from './lib/servers.js';
 import { median, round } from './lib/stats.js';
 
 const [what = 'all', secondsArg = '5', roundsArg = '3'] = process.argv.slice(2);
@@ -39,6 +42,8 @@ interface Variant {
   /** The process whose CPU a request costs (the server, or the hop in front of the upstream). */
   pid: number;
   req: { headers: Record<string, string>; body: string };
+  /** The upstream this variant calls, when it is not the demo upstream. */
+  upstreamPid?: number;
 }
 
 interface Sample {
@@ -103,12 +108,31 @@ try {
     }
   }
 
+  if (wanted('quick')) {
+    const plain = await startSdkPlainServer();
+    started.push(plain);
+    const call = { name: 'echo', arguments: { text: 'cost' } };
+    for (const mode of ['forbidden', 'auto'] as const) {
+      const quickPolicy = join(dir, `quick-${mode}.json`);
+      writeFileSync(quickPolicy, JSON.stringify({ tools: { echo: mode } }));
+      for (const { label, served } of await shims({ upstream: plain.url, policy: quickPolicy }, `mts-cost-quick-${mode}`)) {
+        const req = sep2663('tools/call', call);
+        await mustResult(served.url, req);
+        variants.push({ scenario: 'quick', name: `new client ${mode}${label}`, url: served.url, pid: served.pid, req, upstreamPid: plain.pid });
+        if (mode === 'forbidden') {
+          const old = legacy('tools/call', call, await openLegacySession(served.url));
+          variants.push({ scenario: 'quick', name: `old client forwarded${label}`, url: served.url, pid: served.pid, req: old, upstreamPid: plain.pid });
+        }
+      }
+    }
+  }
+
   const samples = new Map<string, Sample[]>(variants.map((v) => [v.name, []]));
   for (let r = 0; r < rounds; r++) {
     for (const v of variants) {
       const measured = await costRound(
         { url: v.url, connections: CONNECTIONS, durationS: seconds, headers: v.req.headers, body: v.req.body },
-        { server: v.pid, redis: redisProcess, upstream: upstream.pid },
+        { server: v.pid, redis: redisProcess, upstream: v.upstreamPid ?? upstream.pid },
       );
       const sample = { rps: measured.rps, serverUs: measured.us.server, redisUs: measured.us.redis, upstreamUs: measured.us.upstream };
       samples.get(v.name)!.push(sample);
