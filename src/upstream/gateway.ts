@@ -33,6 +33,7 @@ export interface UpstreamGatewayOptions {
   limits?: Partial<MirrorLimits>;
 }
 
+const NOT_NATIVE = Promise.resolve(false);
 /** A failed discovery (upstream down at start) is tried again at most this often. */
 const REDISCOVER_MS = 5_000;
 const DISCOVER_TIMEOUT_MS = 5_000;
@@ -95,8 +96,11 @@ export class UpstreamGateway implements ToolInvoker, UpstreamTasks {
   }
 
   /** True for a tool whose tasks the upstream runs itself, as a 2025-11-25 task server or a SEP-2663 server. */
-  async isNative(tool: string): Promise<boolean> {
-    return (await this.modeOf(tool)) !== 'shim';
+  isNative(tool: string): Promise<boolean> {
+    // An upstream known to run no tasks at all needs no look at the tool (every quick call asks).
+    const learned = this.learned;
+    if (learned && !learned.tasks && !learned.sep2663Tasks) return NOT_NATIVE;
+    return this.modeOf(tool).then((mode) => mode !== 'shim');
   }
 
   /**
