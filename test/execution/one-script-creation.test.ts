@@ -5,6 +5,7 @@ import { PrincipalLimits } from '../../src/core/limits.js';
 import { systemClock } from '../../src/core/ports.js';
 import { OneScriptCreation } from '../../src/execution/one-script-creation.js';
 import { queueKeys } from '../../src/execution/queue-keys.js';
+import type { JobPlace } from '../../src/execution/work-queue.js';
 import { openKey, taskKey } from '../../src/store/redis/keys.js';
 import { RedisTaskStore } from '../../src/store/redis/redis-store.js';
 import { newTask } from '../support/new-task.js';
@@ -123,5 +124,39 @@ describe('OneScriptCreation: creation on one Redis', () => {
     } finally {
       await own.stop();
     }
+  });
+
+  describe('held by this replica (createHeld)', () => {
+    /** A place that records what the creation gave back. */
+    const place = (): JobPlace & { givenBack: Array<string | undefined> } => {
+      const givenBack: Array<string | undefined> = [];
+      return { givenBack, lease: async () => undefined, run: () => undefined, giveBack: (taskId) => void givenBack.push(taskId) };
+    };
+
+    it('counts the task, writes it and leases its job to this replica in one command, queueing nothing', async () => {
+      const { intake: creation, store, prefix } = intake(5);
+      await creation.held(newTask(), place()); // loads the script
+      const task = newTask();
+      let created!: Awaited<ReturnType<OneScriptCreation['held']>>;
+      expect(await commandsSent(async () => (created = await creation.held(task, place())))).toEqual(['evalsha']);
+      expect(await store.load(task.taskId)).toEqual(created);
+      const keys = queueKeys(prefix);
+      expect(await admin.hget(keys.owners, task.taskId)).toBe('test-worker');
+      expect(Number(await admin.zscore(keys.leases, task.taskId))).toBeGreaterThan(Date.now());
+      expect(await admin.zscore(keys.workers, 'test-worker')).not.toBeNull();
+      expect(await admin.llen(keys.waiting)).toBe(0);
+      expect(await admin.zscore(openKey(prefix, 'tasks', 'alice'), task.taskId)).toBe(String(task.createdAt + task.ttlMs));
+    });
+
+    it('refuses a task over the limit, leases nothing, and gives its place back', async () => {
+      const { intake: creation, store, prefix } = intake(1);
+      await creation.held(newTask(), place());
+      const refused = newTask();
+      const given = place();
+      await expect(creation.held(refused, given)).rejects.toBeInstanceOf(LimitExceededError);
+      expect(given.givenBack).toEqual([refused.taskId]);
+      expect(await store.load(refused.taskId)).toBeUndefined();
+      expect(await admin.hget(queueKeys(prefix).owners, refused.taskId)).toBeNull();
+    });
   });
 });

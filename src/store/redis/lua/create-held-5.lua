@@ -1,5 +1,4 @@
---- @include "new-task"
---- @include "open-set"
+--- @include "counted-creation"
 -- One Redis only, never a Cluster: its keys lie in three slots. The creation of a task whose job
 -- the creating replica runs itself, never queued (docs/decisions/0032-durable-when-it-must-be.md).
 -- KEYS[1] = the task's hash (includes/common.lua), KEYS[2] = the principal's open set
@@ -11,27 +10,13 @@
 -- Counts the task against the limit, writes it and leases its job to the worker, in that order, or
 -- does nothing. Returns { 1, open } created (open: the principal's count, absent when not counted),
 -- { 0, open } at the limit, { 2 } when the id is another task's.
-local state = creation_state(ARGV[6], ARGV[3])
-if state == 'taken' then
-  return { 2 }
+local created, reply = create_counted(KEYS[2], 9)
+if created then
+  -- Leases run on Redis's clock, as in every queue script (src/execution/lua/includes/common.lua).
+  local time = redis.call('TIME')
+  local deadline = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) + tonumber(ARGV[8])
+  redis.call('ZADD', KEYS[5], deadline, ARGV[7])
+  redis.call('HSET', KEYS[4], task_id, ARGV[7])
+  redis.call('ZADD', KEYS[3], deadline, task_id)
 end
--- Sent again after a dropped connection: counted and leased by the first run.
-if state == 'again' then
-  return { 1 }
-end
-local limit = tonumber(ARGV[5])
-local held = { 1 }
-if limit > 0 then
-  held = hold_open(KEYS[2], now, limit, task_id, ARGV[4], true)
-  if held[1] == 0 then
-    return held
-  end
-end
-write_new_task(ARGV[4], 9)
--- Leases run on Redis's clock, as in every queue script (src/execution/lua/includes/common.lua).
-local time = redis.call('TIME')
-local deadline = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) + tonumber(ARGV[8])
-redis.call('ZADD', KEYS[5], deadline, ARGV[7])
-redis.call('HSET', KEYS[4], task_id, ARGV[7])
-redis.call('ZADD', KEYS[3], deadline, task_id)
-return held
+return reply

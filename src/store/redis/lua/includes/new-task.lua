@@ -1,5 +1,5 @@
 --- @include "common"
--- Included by the scripts that write a new task (create, create-queued); uses common's `key`.
+-- Included by the scripts that write a new task (create, counted-creation); uses common's `key`.
 
 -- 'new', 'again' when this very creation is there already, else 'taken'. Ids are random, so a hash
 -- with this id, principal and creation time is ours: the script sent again after a dropped

@@ -1,4 +1,4 @@
--- Included by the scripts that count what a principal holds open (hold-open, create-queued).
+-- Included by the scripts that count what a principal holds open (hold-open, counted-creation).
 -- `key` is one principal's open set: members are task or stream ids, scores the time each lapses
 -- (epoch ms), so that a member nobody released (a lost replica) stops counting on its own.
 -- `limit` -1: none. A member already held is renewed, never refused; `fresh` says the member was
